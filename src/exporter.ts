@@ -12,7 +12,7 @@ import { buildApp } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
 import { Poller } from './poller.js';
-import { targetSpecs, type CatenaCollectorFactory, type TargetDeps } from './targets.js';
+import { builtInCatenaCollector, targetSpecs, type CatenaCollectorFactory, type TargetDeps } from './targets.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
@@ -63,7 +63,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const poller = new Poller({ self, cache, log: logger, random: deps.random });
   const targetDeps: TargetDeps = {
     collectorTable: deps.collectors ?? BUILT_IN_COLLECTORS,
-    catenaCollector: deps.catenaCollector,
+    catenaCollector: deps.catenaCollector ?? builtInCatenaCollector,
     self,
     log: logger,
     userAgent: `flussonic-exporter/${version}`,
