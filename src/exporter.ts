@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { COLLECTORS } from './collectors/index.js';
 import type { CollectorEntry } from './collectors/types.js';
 import type { ExporterConfig } from './config/types.js';
 import { buildApp } from './http/app.js';
@@ -45,12 +46,6 @@ export interface Exporter {
   stop(): Promise<void>;
 }
 
-/**
- * The built-in collector table. Until branch `collectors` lands, no collector is built in and
- * servers are polled with an empty collector set (flussonic_up reports the poll itself).
- */
-const BUILT_IN_COLLECTORS: readonly CollectorEntry[] = [];
-
 /** How long stop() lets aborted polls and pools wind down before dropping connections. */
 const STOP_GRACE_MS = 4000;
 
@@ -62,7 +57,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const cache = new ExpositionCache();
   const poller = new Poller({ self, cache, log: logger, random: deps.random });
   const targetDeps: TargetDeps = {
-    collectorTable: deps.collectors ?? BUILT_IN_COLLECTORS,
+    collectorTable: deps.collectors ?? COLLECTORS,
     catenaCollector: deps.catenaCollector ?? builtInCatenaCollector,
     self,
     log: logger,
