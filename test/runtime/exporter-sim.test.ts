@@ -145,6 +145,18 @@ describe('exporter against the simulator', () => {
     }
   });
 
+  it('stop() aborts a request that hangs upstream and closes the pools promptly', async () => {
+    const { exporter } = setup(servers({ edge1: { timeoutMs: 10_000 } }));
+    sim1.faults.set('*', { hang: true });
+    const poll = exporter.pollOnce('edge-1');
+    for (let i = 0; i < 200 && sim1.requests.count() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(sim1.requests.count()).toBeGreaterThan(0);
+    const started = performance.now();
+    await exporter.stop();
+    expect(performance.now() - started).toBeLessThan(1000);
+    await poll;
+  });
+
   it('fails with auth on wrong credentials and never shows them', async () => {
     const wrong = 'wrong-Pa55-guess';
     const { exporter, metrics, log } = setup(servers({ edge2: { credentials: { kind: 'basic', username: VIEW.user, password: wrong } } }));
