@@ -1,19 +1,21 @@
 /**
  * DVR storages collector: GET /dvrs as a cursor walk, one set of samples per DVR storage.
  *
- * Where the API carries the figures: a DVR storage (`dvr_config` in the 23.05 OpenAPI) has no
- * statistics of its own; a RAID storage lists its `disks[]`, and each disk has read-only `stats`
- * (`raid_disk_stats`): `size` (bytes), `usage` (percent of the disk used), `io_usage`, `mounted`,
- * `blobs_count`, and since the 2025 schema `errors` (an object of error kind to count, see the
- * go-flussonic `dvrs_list` example). The storage-level families of the catalogue are the sums over
- * the disks that report them:
- *   flussonic_dvr_storage_size_bytes   = sum of disks[].stats.size
- *   flussonic_dvr_storage_used_bytes   = sum of disks[].stats.size x disks[].stats.usage / 100
- *                                        (only when every disk with a size also reports usage,
- *                                        so a partial sum never looks like a real figure)
- *   flussonic_dvr_storage_errors_total = sum of disks[].stats.errors.<error>, per error kind
- * A single-directory storage (only `root`, no `disks`) reports nothing: no samples for it, and when
- * no storage on the server reports anything the collector says NO_DATA.
+ * Where the API carries the figures (the catalogue names the 2025 fields):
+ *  - Flussonic 2025 (go-flussonic `DvrConfig.stats`, type `DvrConfigStats`): a storage-level
+ *    `stats` object with `size` and `used` (bytes), `usage` (percent), `blobs_count`,
+ *    `blobs_count_db`, `used_index` and `errors` (`DvrStorageErrors`: kind -> count).
+ *  - Flussonic 23.05 (`dvr_config` in the OpenAPI file): no storage-level stats; a RAID storage
+ *    lists `disks[]` and each disk has read-only `stats` (`raid_disk_stats`): `size` (bytes),
+ *    `usage` (percent), `io_usage`, `mounted`, `blobs_count`; the 2025 example adds `errors` there.
+ * Each figure comes from the storage-level stats when present, else from the disks:
+ *   flussonic_dvr_storage_size_bytes   stats.size, else the sum of disks[].stats.size
+ *   flussonic_dvr_storage_used_bytes   stats.used, else stats.size x stats.usage / 100, else the sum
+ *                                      of disks[].stats.size x usage / 100 (only when every disk
+ *                                      with a size reports usage: a partial sum is not a figure)
+ *   flussonic_dvr_storage_errors_total stats.errors.<error>, else disks[].stats.errors summed
+ * A single-directory storage of a 23.x server reports nothing: no samples for it, and when no
+ * storage on the server reports anything the collector says NO_DATA.
  */
 import { familyByName } from '../metrics/catalogue.js';
 import type { SeriesWriter } from '../metrics/series.js';
@@ -25,12 +27,12 @@ const USED = familyByName('flussonic_dvr_storage_used_bytes');
 const ERRORS = familyByName('flussonic_dvr_storage_errors_total');
 
 /**
- * `disks` as a whole: a server has a handful of storages and disks, so selecting the nested stats
- * field by field would save nothing worth the risk of a server that cannot select inside arrays.
+ * `stats` and `disks` as wholes: a server has a handful of storages, so selecting nested fields one
+ * by one would save little and depend on how a server selects inside arrays.
  */
-export const DVRS_WALK: WalkOptions = Object.freeze({ select: ['name', 'disks'], key: 'name' });
+export const DVRS_WALK: WalkOptions = Object.freeze({ select: ['name', 'stats', 'disks'], key: 'name' });
 
-/** Storage figures of one DVR, summed over its disks; undefined where no disk reports the field. */
+/** Storage figures of one DVR; undefined where the server reports no such figure. */
 export interface DvrStorageStats {
   readonly name: string;
   readonly sizeBytes: number | undefined;
@@ -46,43 +48,60 @@ export function dvrStorageStats(dvr: JsonObject, out: SeriesWriter): DvrStorageS
     out.recordProblem(SIZE, ['name'], name);
     return undefined;
   }
-  const disks = dvr.disks;
-  if (disks === undefined || disks === null) return undefined;
+  const own = objectField(dvr.stats, SIZE, [name, 'stats'], out);
+  const disks = diskSums(dvr.disks, name, out);
+
+  let size = numeric(own?.size, SIZE, name, out);
+  const ownUsage = numeric(own?.usage, USED, name, out);
+  let used = numeric(own?.used, USED, name, out);
+  if (used === undefined && size !== undefined && ownUsage !== undefined) used = (size * ownUsage) / 100;
+  if (size === undefined && used === undefined) {
+    size = disks.size;
+    used = disks.used;
+  }
+  const ownErrors = objectField(own?.errors, ERRORS, [name, 'stats.errors'], out);
+  const errors = ownErrors ? errorCounts([ownErrors], name, out) : disks.errors;
+
+  if (size === undefined && used === undefined && errors.size === 0) return undefined;
+  return { name, sizeBytes: size, usedBytes: used, errors };
+}
+
+/** Sums over `disks[].stats` (the 23.05 RAID shape). */
+function diskSums(disks: unknown, dvr: string, out: SeriesWriter): { size?: number; used?: number; errors: Map<string, number> } {
+  if (disks === undefined || disks === null) return { errors: new Map() };
   if (!Array.isArray(disks)) {
-    out.recordProblem(SIZE, [name, 'disks'], disks);
-    return undefined;
+    out.recordProblem(SIZE, [dvr, 'disks'], disks);
+    return { errors: new Map() };
   }
   let size: number | undefined;
   let used: number | undefined;
   let usedComplete = true;
-  const errors = new Map<string, number>();
+  const errorObjects: JsonObject[] = [];
   for (const disk of disks as unknown[]) {
-    const stats = isObject(disk) ? disk.stats : undefined;
-    if (stats === undefined || stats === null) continue;
-    if (!isObject(stats)) {
-      out.recordProblem(SIZE, [name, 'disks[].stats'], stats);
-      continue;
-    }
-    const diskSize = numeric(stats.size, SIZE, name, out);
-    const usage = numeric(stats.usage, USED, name, out);
+    const stats = isObject(disk) ? objectField(disk.stats, SIZE, [dvr, 'disks[].stats'], out) : undefined;
+    if (stats === undefined) continue;
+    const diskSize = numeric(stats.size, SIZE, dvr, out);
+    const usage = numeric(stats.usage, USED, dvr, out);
     if (diskSize !== undefined) {
       size = (size ?? 0) + diskSize;
       if (usage === undefined) usedComplete = false;
       else used = (used ?? 0) + (diskSize * usage) / 100;
     }
-    const diskErrors = stats.errors;
-    if (diskErrors === undefined || diskErrors === null) continue;
-    if (!isObject(diskErrors)) {
-      out.recordProblem(ERRORS, [name], diskErrors);
-      continue;
-    }
-    for (const [kind, count] of Object.entries(diskErrors)) {
-      const n = numeric(count, ERRORS, name, out);
-      if (n !== undefined) errors.set(kind, (errors.get(kind) ?? 0) + n);
+    const errors = objectField(stats.errors, ERRORS, [dvr, 'disks[].stats.errors'], out);
+    if (errors) errorObjects.push(errors);
+  }
+  return { size, used: usedComplete ? used : undefined, errors: errorCounts(errorObjects, dvr, out) };
+}
+
+function errorCounts(objects: readonly JsonObject[], dvr: string, out: SeriesWriter): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const errors of objects) {
+    for (const [kind, count] of Object.entries(errors)) {
+      const n = numeric(count, ERRORS, dvr, out);
+      if (n !== undefined) counts.set(kind, (counts.get(kind) ?? 0) + n);
     }
   }
-  if (size === undefined && errors.size === 0) return undefined;
-  return { name, sizeBytes: size, usedBytes: usedComplete ? used : undefined, errors };
+  return counts;
 }
 
 export class DvrsCollector implements Collector {
@@ -108,6 +127,14 @@ export function createDvrsCollector(): DvrsCollector {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An optional object field: absent gives undefined; another type is a shape problem. */
+function objectField(v: unknown, def: typeof SIZE, where: readonly string[], out: SeriesWriter): JsonObject | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (isObject(v)) return v;
+  out.recordProblem(def, where, v);
+  return undefined;
 }
 
 function numeric(v: unknown, def: typeof SIZE, dvr: string, out: SeriesWriter): number | undefined {

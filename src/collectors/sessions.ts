@@ -155,6 +155,7 @@ function groupKey(values: readonly string[]): string {
 
 export class SessionsCollector implements Collector {
   private readonly now: () => number;
+  private configured = false;
   private groupBy: readonly string[] = [];
   private fields: readonly string[] = [];
   private filter: StreamFilter = {};
@@ -174,16 +175,16 @@ export class SessionsCollector implements Collector {
   private freshGroups = new Map<string, SessionGroup>();
   private readonly scratch: string[] = [];
 
-  constructor(groupBy: readonly string[], filter: StreamFilter = {}, options: SessionsCollectorOptions = {}) {
+  constructor(options: SessionsCollectorOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.configure(groupBy, filter);
   }
 
   async collect(ctx: CollectContext): Promise<void> {
     const { sessionsGroupBy, streams } = ctx.config;
-    if (!sameLabels(sessionsGroupBy, this.groupBy) || filterId(streams) !== this.filterKey) {
+    if (!this.configured || !sameLabels(sessionsGroupBy, this.groupBy) || filterId(streams) !== this.filterKey) {
       // Other labels or other streams make other series: the old groups cannot be carried over.
-      ctx.log.info({ group_by: sessionsGroupBy }, 'sessions group_by or stream filter changed: counters start again');
+      // (The poller makes a new collector when a server's config changes; this guards the state anyway.)
+      if (this.configured) ctx.log.info({ group_by: sessionsGroupBy }, 'sessions group_by or stream filter changed: counters start again');
       this.configure(sessionsGroupBy, streams);
     }
     const pollAtMs = this.now();
@@ -225,6 +226,7 @@ export class SessionsCollector implements Collector {
   }
 
   private configure(groupBy: readonly string[], filter: StreamFilter): void {
+    this.configured = true;
     this.groupBy = [...groupBy];
     this.fields = this.groupBy.map(fieldOf);
     this.filter = filter;
@@ -387,10 +389,7 @@ function sameLabels(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
-export function createSessionsCollector(
-  groupBy: readonly string[],
-  filter?: StreamFilter,
-  options?: SessionsCollectorOptions,
-): SessionsCollector {
-  return new SessionsCollector(groupBy, filter, options);
+/** One per server; grouping and stream filter come from the server's config at each poll. */
+export function createSessionsCollector(options?: SessionsCollectorOptions): SessionsCollector {
+  return new SessionsCollector(options);
 }

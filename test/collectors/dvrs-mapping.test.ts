@@ -25,6 +25,24 @@ describe('DVR storage mapping (pure)', () => {
     expect(out.problemCount).toBe(0);
   });
 
+  it('reads the storage-level stats of a 2025 server (DvrConfigStats) and ignores the per-disk ones then', () => {
+    const dvr = {
+      name: 'main',
+      stats: { size: 8000, used: 6000, usage: 75, blobs_count: 10, errors: { enospc: 2, eacces: 0 } },
+      disks: [{ path: 'd1', stats: { size: 1, usage: 1, errors: { enospc: 100 } } }],
+    };
+    const stats = dvrStorageStats(dvr, writer());
+    expect(stats).toMatchObject({ name: 'main', sizeBytes: 8000, usedBytes: 6000 });
+    expect([...stats!.errors]).toEqual([
+      ['enospc', 2],
+      ['eacces', 0],
+    ]);
+  });
+
+  it('derives used bytes from the storage-level usage percent when `used` is absent', () => {
+    expect(dvrStorageStats({ name: 'main', stats: { size: 8000, usage: 25 } }, writer())).toMatchObject({ sizeBytes: 8000, usedBytes: 2000 });
+  });
+
   it('adds size and size x usage / 100 over the disks of a RAID storage (raid_disk_stats, 23.05)', () => {
     const dvr = {
       name: 'raid',
@@ -50,6 +68,7 @@ describe('DVR storage mapping (pure)', () => {
   it('gives nothing for a single-directory storage, which reports no stats', () => {
     expect(dvrStorageStats({ name: 'plain', root: '/var/dvr' }, writer())).toBeUndefined();
     expect(dvrStorageStats({ name: 'raid', disks: [{ path: 'd1' }] }, writer())).toBeUndefined();
+    expect(dvrStorageStats({ name: 'raid', stats: {}, disks: [] }, writer())).toBeUndefined();
   });
 
   it('records values of the wrong type as shape problems instead of dropping them silently', () => {
