@@ -1,0 +1,75 @@
+/**
+ * The baseline of the benchmark, in a process of its own: the same pages the collector reads
+ * (same path, `limit`, `select`, following `next`), fetched with plain undici on a keep-alive pool
+ * and JSON.parse'd, nothing else. What the exporter spends above this is its own work.
+ */
+import { Pool } from 'undici';
+import { cpuMs, reply, type BaselineRequest, type BaselineWalk } from './common.js';
+
+const pools = new Map<string, Pool>();
+
+function poolFor(url: string): Pool {
+  const origin = new URL(url).origin;
+  let pool = pools.get(origin);
+  if (!pool) {
+    pool = new Pool(origin, { connections: 4, pipelining: 1 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+async function getJson(pool: Pool, path: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {
+  const { statusCode, body } = await pool.request({ path, method: 'GET', headers: { accept: 'application/json' } });
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    bytes += chunk.length;
+  }
+  if (statusCode !== 200) throw new Error(`${path}: HTTP ${statusCode}`);
+  return { doc: JSON.parse(Buffer.concat(chunks, bytes).toString('utf8')) as Record<string, unknown>, bytes };
+}
+
+async function walk(request: BaselineRequest): Promise<BaselineWalk> {
+  const pool = poolFor(request.url);
+  const base = `${new URL(request.url).pathname.replace(/\/+$/, '')}/streamer/api/v3${request.path}`;
+  const cpu0 = cpuMs();
+  const t0 = performance.now();
+  let requests = 0;
+  let bytes = 0;
+  let items = 0;
+  if (request.path === '/config/stats') {
+    const page = await getJson(pool, base);
+    requests = 1;
+    bytes = page.bytes;
+    items = 1;
+  } else {
+    const itemsKey = request.path.slice(1);
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 100_000; pages++) {
+      const query = new URLSearchParams({ limit: String(request.limit) });
+      if (request.select && request.select.length > 0) query.set('select', request.select.join(','));
+      if (cursor !== undefined) query.set('cursor', cursor);
+      const page = await getJson(pool, `${base}?${query.toString().replace(/%2C/g, ',')}`);
+      requests++;
+      bytes += page.bytes;
+      items += (page.doc[itemsKey] as unknown[]).length;
+      const next = page.doc.next;
+      if (typeof next !== 'string' || next === '') break;
+      cursor = next;
+    }
+  }
+  return { wallMs: performance.now() - t0, cpuMs: cpuMs() - cpu0, requests, bytes, items };
+}
+
+process.on('message', (message: BaselineRequest | { type: 'exit' }) => {
+  if (message.type === 'exit') {
+    void Promise.all([...pools.values()].map((p) => p.destroy())).then(() => process.exit(0));
+    return;
+  }
+  walk(message).then(
+    (result) => reply({ ok: true, result }),
+    (error: unknown) => reply({ ok: false, error: String(error) }),
+  );
+});
+reply({ ok: true, result: 'ready' });

@@ -1,0 +1,155 @@
+/**
+ * Shared pieces of the benchmark (`npm run bench`): the messages between the orchestrator
+ * (bench/run.ts, which also hosts the simulator) and its child processes, the config the exporter
+ * side runs with, and small statistics helpers. The exporter side and the baseline each run in a
+ * child process of their own, so CPU time and peak RSS are theirs alone, not the simulator's.
+ */
+import type { ServerConfig } from '../src/config/types.js';
+import { SESSION_GROUP_BY_DEFAULT } from '../src/metrics/catalogue.js';
+
+export type CollectorUnderTest = 'streams' | 'sessions' | 'server' | 'dvrs';
+
+/** The server config of the exporter side: production defaults, except a cap high enough to keep every series. */
+export function benchServerConfig(url: string, collectors: Partial<Record<CollectorUnderTest, boolean>> = {}): ServerConfig {
+  return {
+    name: 'edge-1',
+    url,
+    apiPrefix: '/streamer/api/v3',
+    credentials: { kind: 'none' },
+    timeoutMs: 30_000,
+    pollIntervalMs: 60_000,
+    pageSize: 1000,
+    maxPages: 10_000,
+    maxResponseBytes: 256 * 1024 * 1024,
+    collectors: { streams: true, sessions: true, server: true, dvrs: false, ...collectors },
+    streams: {},
+    families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true },
+    maxSeries: 10_000_000,
+    sessionsGroupBy: [...SESSION_GROUP_BY_DEFAULT],
+  };
+}
+
+// --- exporter child -----------------------------------------------------------------------------
+
+export type ExporterRequest =
+  | { readonly type: 'init-collector'; readonly url: string; readonly collector: CollectorUnderTest }
+  | { readonly type: 'poll' }
+  | { readonly type: 'init-serve'; readonly url: string }
+  | { readonly type: 'poll-all' }
+  | { readonly type: 'start-polling' }
+  | { readonly type: 'stop-polling' }
+  | { readonly type: 'exposition' }
+  | { readonly type: 'exit' };
+
+/** One poll of one collector as the exporter does it: client walk, mapping, samples, rendering. */
+export interface CollectorPoll {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly requests: number;
+  readonly bytes: number;
+  readonly series: number;
+  /** Sample lines (a histogram counts buckets + 3). */
+  readonly lines: number;
+  readonly dropped: number;
+  readonly problems: number;
+  /** SeriesWriter.render() + ExpositionCache.swap() (assembly and UTF-8 encoding; gzip runs off-thread). */
+  readonly renderMs: number;
+  /** gzip (level 1, as the exporter) of that exposition. */
+  readonly gzipMs: number;
+  readonly textBytes: number;
+  readonly gzipBytes: number;
+  readonly maxRssMb: number;
+  readonly heapUsedMb: number;
+}
+
+export interface ServeReady {
+  readonly port: number;
+}
+
+export interface PollingSummary {
+  readonly polls: number;
+  readonly pollWallMs: readonly number[];
+  readonly maxRssMb: number;
+  /** Longest event-loop stall seen while polling (ms), from perf_hooks.monitorEventLoopDelay. */
+  readonly loopDelayMaxMs: number;
+  readonly loopDelayP99Ms: number;
+}
+
+export interface ExpositionFigures {
+  readonly lines: number;
+  readonly textBytes: number;
+  readonly gzipBytes: number;
+  /** ExpositionCache.swap of the whole exposition: assembly + UTF-8 (median of 5). */
+  readonly renderMs: number;
+  /** gzip level 1 of it (median of 5), done on the thread pool by the exporter. */
+  readonly gzipMs: number;
+}
+
+// --- baseline child -------------------------------------------------------------------------------
+
+export interface BaselineRequest {
+  readonly type: 'walk';
+  readonly url: string;
+  /** `/sessions`, `/streams`, `/dvrs`, or `/config/stats` (a single document). */
+  readonly path: string;
+  readonly select?: readonly string[];
+  readonly limit: number;
+}
+
+export interface BaselineWalk {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly requests: number;
+  readonly bytes: number;
+  readonly items: number;
+}
+
+// --- scraper child --------------------------------------------------------------------------------
+
+export interface ScrapeRequest {
+  readonly url: string;
+  readonly concurrency: number;
+  readonly maxRequests: number;
+  readonly maxMs: number;
+  readonly gzip: boolean;
+}
+
+export interface ScrapeResult {
+  readonly count: number;
+  readonly errors: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly bytesPerScrape: number;
+  readonly seconds: number;
+}
+
+// --- helpers --------------------------------------------------------------------------------------
+
+/** CPU time (user + system, all threads) of this process so far, in ms. */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Peak resident set size of this process so far, in MB. */
+export function maxRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}
+
+/** Sends a message to the parent (child side) and never throws when the parent is gone. */
+export function reply(message: unknown): void {
+  process.send?.(message);
+}

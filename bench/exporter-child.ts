@@ -1,0 +1,221 @@
+/**
+ * The exporter side of the benchmark, in a process of its own (forked by bench/run.ts), so that
+ * its CPU time and peak RSS are measured without the simulator's. Two roles:
+ *  - collector: one collector with the production client, timed poll by poll, its samples rendered
+ *    into an ExpositionCache as the poller does;
+ *  - serve: the whole exporter (createExporter: every default collector, poller, fastify app)
+ *    listening on loopback, polling back to back while the scrapers hit /metrics.
+ */
+import { gzipSync } from 'node:zlib';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import pino from 'pino';
+import { COLLECTORS } from '../src/collectors/index.js';
+import type { Collector } from '../src/collectors/types.js';
+import type { ServerConfig } from '../src/config/types.js';
+import { createExporter, type Exporter } from '../src/exporter.js';
+import type { ApiStats } from '../src/flussonic/api.js';
+import { FlussonicClient } from '../src/flussonic/client.js';
+import { CATALOGUE } from '../src/metrics/catalogue.js';
+import { ExpositionCache } from '../src/metrics/exposition.js';
+import { SeriesWriter } from '../src/metrics/series.js';
+import {
+  benchServerConfig,
+  cpuMs,
+  maxRssMb,
+  median,
+  percentile,
+  reply,
+  type CollectorPoll,
+  type ExporterRequest,
+  type ExpositionFigures,
+  type PollingSummary,
+} from './common.js';
+
+const log = pino({ level: 'error' });
+
+/** Counts what the client reads, like the exporter's self-metrics do. */
+class Tally implements ApiStats {
+  requests = 0;
+  bytes = 0;
+  request(): void {
+    this.requests++;
+  }
+  error(): void {}
+  responseBytes(_endpoint: string, bytes: number): void {
+    this.bytes += bytes;
+  }
+}
+
+let single: { config: ServerConfig; client: FlussonicClient; collector: Collector; tally: Tally } | undefined;
+let exporter: Exporter | undefined;
+let polling: Promise<PollingSummary> | undefined;
+let stopPolling = false;
+
+async function pollCollector(): Promise<CollectorPoll> {
+  const { config, client, collector, tally } = single!;
+  const out = new SeriesWriter([['server', config.name]], config.maxSeries);
+  tally.requests = 0;
+  tally.bytes = 0;
+  const cpu0 = cpuMs();
+  const t0 = performance.now();
+  await collector.collect({ client, config, signal: AbortSignal.timeout(300_000), log, out });
+  const wallMs = performance.now() - t0;
+  const cpu = cpuMs() - cpu0;
+
+  const r0 = performance.now();
+  const cache = new ExpositionCache();
+  cache.swap(config.name, out.render());
+  const renderMs = performance.now() - r0;
+  const g0 = performance.now();
+  const snapshot = await cache.snapshot(); // waits for the swap's gzip on the thread pool
+  const gzipMs = performance.now() - g0;
+  return {
+    wallMs,
+    cpuMs: cpu,
+    requests: tally.requests,
+    bytes: tally.bytes,
+    series: out.series,
+    lines: countSampleLines(snapshot.text),
+    dropped: out.dropped,
+    problems: out.problemCount,
+    renderMs,
+    gzipMs,
+    textBytes: snapshot.body.length,
+    gzipBytes: snapshot.gzip.length,
+    maxRssMb: maxRssMb(),
+    heapUsedMb: process.memoryUsage().heapUsed / 1048576,
+  };
+}
+
+function countSampleLines(text: string): number {
+  let lines = 0;
+  let start = 0;
+  for (;;) {
+    const end = text.indexOf('\n', start);
+    if (end < 0) break;
+    if (text.charCodeAt(start) !== 35 /* # */) lines++;
+    start = end + 1;
+  }
+  return lines;
+}
+
+async function pollLoop(): Promise<PollingSummary> {
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const pollWallMs: number[] = [];
+  while (!stopPolling) {
+    const t0 = performance.now();
+    await exporter!.pollOnce();
+    pollWallMs.push(performance.now() - t0);
+  }
+  delay.disable();
+  return {
+    polls: pollWallMs.length,
+    pollWallMs,
+    maxRssMb: maxRssMb(),
+    loopDelayMaxMs: delay.max / 1e6,
+    loopDelayP99Ms: delay.percentile(99) / 1e6,
+  };
+}
+
+/** Re-renders the served upstream exposition family by family, as a swap would, and times it. */
+async function expositionFigures(): Promise<ExpositionFigures> {
+  const res = await exporter!.app.inject({ method: 'GET', url: '/metrics' });
+  const upstream = new Set(CATALOGUE.filter((f) => f.owner !== 'self').map((f) => f.name));
+  // The served text, split back into the per-family chunks a poll hands to the cache.
+  const bodies = new Map<string, string[]>();
+  let family: string[] | undefined;
+  let lines = 0;
+  for (const line of res.body.split('\n')) {
+    if (line.startsWith('# HELP ')) {
+      const name = line.slice(7, line.indexOf(' ', 7));
+      family = upstream.has(name) ? [] : undefined;
+      if (family) bodies.set(name, family);
+    } else if (family && line !== '' && !line.startsWith('#')) {
+      family.push(line);
+      lines++;
+    }
+  }
+  const target = new Map([...bodies].map(([name, ls]) => [name, `${ls.join('\n')}\n`]));
+  const renders: number[] = [];
+  const gzips: number[] = [];
+  let text = '';
+  let gzipBytes = 0;
+  for (let i = 0; i < 5; i++) {
+    const cache = new ExpositionCache();
+    const t0 = performance.now();
+    cache.swap('edge-1', target);
+    renders.push(performance.now() - t0);
+    const snapshot = await cache.snapshot();
+    text = snapshot.text;
+    const g0 = performance.now();
+    gzipBytes = gzipSync(snapshot.body, { level: 1 }).length;
+    gzips.push(performance.now() - g0);
+  }
+  return { lines, textBytes: Buffer.byteLength(text), gzipBytes, renderMs: median(renders), gzipMs: median(gzips) };
+}
+
+async function handle(message: ExporterRequest): Promise<unknown> {
+  switch (message.type) {
+    case 'init-collector': {
+      const config = benchServerConfig(message.url, { [message.collector]: true });
+      const tally = new Tally();
+      const client = new FlussonicClient({ config, stats: tally, log, userAgent: 'flussonic-exporter/bench' });
+      const entry = COLLECTORS.find((c) => c.name === message.collector);
+      if (!entry) throw new Error(`no collector ${message.collector}`);
+      single = { config, client, tally, collector: entry.create(config) };
+      return { ok: true };
+    }
+    case 'poll':
+      return pollCollector();
+    case 'init-serve': {
+      const config = benchServerConfig(message.url);
+      exporter = createExporter({
+        config: {
+          listenAddress: { host: '127.0.0.1', port: 0 },
+          metricsPath: '/metrics',
+          logLevel: 'error',
+          pollIntervalMs: config.pollIntervalMs,
+          servers: [config],
+          catena: [],
+        },
+        logger: log,
+        version: 'bench',
+      });
+      await exporter.app.listen({ host: '127.0.0.1', port: 0 });
+      const address = exporter.app.server.address();
+      if (address === null || typeof address === 'string') throw new Error('exporter did not listen on a TCP port');
+      return { port: address.port };
+    }
+    case 'poll-all': {
+      const t0 = performance.now();
+      await exporter!.pollOnce();
+      return { wallMs: performance.now() - t0, maxRssMb: maxRssMb() };
+    }
+    case 'start-polling':
+      stopPolling = false;
+      polling = pollLoop();
+      return { ok: true };
+    case 'stop-polling': {
+      stopPolling = true;
+      const summary = await polling!;
+      return { ...summary, p50PollMs: percentile(summary.pollWallMs, 50) };
+    }
+    case 'exposition':
+      return expositionFigures();
+    case 'exit':
+      await single?.client.destroy();
+      await exporter?.stop();
+      await exporter?.app.close();
+      setImmediate(() => process.exit(0));
+      return { ok: true };
+  }
+}
+
+process.on('message', (message: ExporterRequest) => {
+  handle(message).then(
+    (result) => reply({ ok: true, result }),
+    (error: unknown) => reply({ ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+  );
+});
+reply({ ok: true, result: 'ready' });

@@ -1,0 +1,390 @@
+/**
+ * `npm run bench`: the exporter against the embedded simulator on loopback, never part of
+ * `npm test`. For each scenario (stream and session counts, flat and nested stats shapes):
+ *
+ *  1. Per collector, in a child process: poll wall time, CPU time, bytes read and requests made,
+ *     over a warm-up poll and `rounds` measured polls, the simulator's clock moving 15 s (with
+ *     churn) before each. In the same rounds, on the same simulator state, the baseline child
+ *     fetches the same pages (path, limit, select) with plain undici and JSON.parse's them; the
+ *     ratios exporter/baseline for CPU and wall come from the medians. Bytes with the collector's
+ *     select are compared with one walk without any select.
+ *  2. The exporter's exposition of that collector: render (SeriesWriter + ExpositionCache swap)
+ *     and gzip time, text and gzip size, series count.
+ *  3. The whole exporter (default collectors) in a child: exposition figures, then 20 concurrent
+ *     scrapers (gzip, like Prometheus) first idle, then while polls run back to back; latency
+ *     p50/p99; event-loop stalls; peak RSS of the exporter process.
+ *
+ * The simulator runs in this process; the measured sides each run in their own, so CPU and RSS are
+ * theirs. Prints a table and writes every figure to bench/results/<timestamp>.json.
+ *
+ * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
+ * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --profile (the exporter
+ * children write V8 CPU profiles to bench/results/profiles/).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DVRS_WALK } from '../src/collectors/dvrs.js';
+import { sessionsSelect } from '../src/collectors/sessions.js';
+import { streamsSelect } from '../src/collectors/streams.js';
+import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
+import {
+  benchServerConfig,
+  median,
+  type BaselineWalk,
+  type CollectorPoll,
+  type CollectorUnderTest,
+  type ExpositionFigures,
+  type PollingSummary,
+  type ScrapeResult,
+} from './common.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The repository root (this file runs from dist-bench/bench/). */
+const ROOT = resolve(HERE, '..', '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+
+interface Scenario {
+  readonly id: string;
+  readonly shape: 'flat' | 'nested';
+  readonly streams: number;
+  readonly sessions: number;
+}
+
+const args = new Map(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=', 2) as [string, string | undefined];
+    return [k, v ?? 'true'] as const;
+  }),
+);
+const QUICK = args.has('quick');
+const ROUNDS = Number(args.get('rounds') ?? 3);
+const PROFILE = args.has('profile');
+
+const SCENARIOS: readonly Scenario[] = QUICK
+  ? [
+      { id: 'flat-s', shape: 'flat', streams: 100, sessions: 1000 },
+      { id: 'nested-s', shape: 'nested', streams: 100, sessions: 1000 },
+    ]
+  : [
+      { id: 'flat-1k', shape: 'flat', streams: 1000, sessions: 10_000 },
+      { id: 'flat-10k', shape: 'flat', streams: 10_000, sessions: 100_000 },
+      { id: 'nested-1k', shape: 'nested', streams: 1000, sessions: 10_000 },
+      { id: 'nested-10k', shape: 'nested', streams: 10_000, sessions: 100_000 },
+    ];
+const ALL_COLLECTORS: readonly CollectorUnderTest[] = ['streams', 'sessions', 'server', 'dvrs'];
+const COLLECTORS = args.has('collectors') ? ALL_COLLECTORS.filter((c) => args.get('collectors')!.split(',').includes(c)) : ALL_COLLECTORS;
+/** --no-serve: skip the whole-exporter scrape phase (for quick iterations on one collector). */
+const SERVE = !args.has('no-serve');
+const PAGE = benchServerConfig('http://127.0.0.1').pageSize;
+const SCRAPERS = 20;
+
+/** What each collector asks for: the baseline fetches exactly this. */
+function requestOf(collector: CollectorUnderTest): { path: string; select?: readonly string[] } {
+  const config = benchServerConfig('http://127.0.0.1');
+  switch (collector) {
+    case 'streams':
+      return { path: '/streams', select: streamsSelect(config.families) };
+    case 'sessions':
+      return { path: '/sessions', select: sessionsSelect(config.sessionsGroupBy, config.streams) };
+    case 'dvrs':
+      return { path: '/dvrs', select: DVRS_WALK.select };
+    case 'server':
+      return { path: '/config/stats' };
+  }
+}
+
+/** A forked child with one request in flight at a time. */
+class Child {
+  private waiting: { resolve: (v: unknown) => void; reject: (e: Error) => void } | undefined;
+  private constructor(private readonly process: ChildProcess) {
+    process.on('message', (m: { ok: boolean; result?: unknown; error?: string }) => {
+      const w = this.waiting;
+      this.waiting = undefined;
+      if (!w) return;
+      if (m.ok) w.resolve(m.result);
+      else w.reject(new Error(m.error));
+    });
+    process.on('exit', (code) => {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.reject(new Error(`child exited with ${code}`));
+    });
+  }
+
+  static async start(script: string, execArgv: string[] = []): Promise<Child> {
+    const child = new Child(fork(join(HERE, script), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    await child.next();
+    return child;
+  }
+
+  request<T>(message: unknown): Promise<T> {
+    const answer = this.next<T>();
+    this.process.send(message as never);
+    return answer;
+  }
+
+  private next<T>(): Promise<T> {
+    if (this.waiting) throw new Error('one request at a time');
+    return new Promise<T>((resolve, reject) => {
+      this.waiting = { resolve: resolve as (v: unknown) => void, reject };
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.process.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.process.once('exit', () => resolve()));
+    this.process.send({ type: 'exit' });
+    const timer = setTimeout(() => this.process.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** Node flags of the exporter children: BENCH_EXPORTER_FLAGS (e.g. "--trace-gc"), plus --cpu-prof with --profile. */
+function profileArgs(label: string): string[] {
+  const extra = (process.env.BENCH_EXPORTER_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  if (!PROFILE) return extra;
+  const dir = join(RESULTS, 'profiles');
+  mkdirSync(dir, { recursive: true });
+  return [...extra, '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${label}.cpuprofile`];
+}
+
+interface CollectorFigures {
+  readonly collector: CollectorUnderTest;
+  readonly first: CollectorPoll;
+  readonly polls: readonly CollectorPoll[];
+  readonly baselines: readonly BaselineWalk[];
+  readonly unselected: BaselineWalk | undefined;
+  readonly median: {
+    readonly wallMs: number;
+    readonly cpuMs: number;
+    readonly baselineWallMs: number;
+    readonly baselineCpuMs: number;
+    readonly wallRatio: number;
+    readonly cpuRatio: number;
+    readonly selectedShare: number | undefined;
+  };
+}
+
+async function measureCollector(sim: RunningSimulator, scenario: Scenario, collector: CollectorUnderTest, baseline: Child): Promise<CollectorFigures> {
+  const exporter = await Child.start('exporter-child.js', profileArgs(`${scenario.id}-${collector}`));
+  try {
+    await exporter.request({ type: 'init-collector', url: sim.url, collector });
+    const { path, select } = requestOf(collector);
+    const walk = { type: 'walk', url: sim.url, path, select, limit: PAGE };
+    const polls: CollectorPoll[] = [];
+    const baselines: BaselineWalk[] = [];
+    let first: CollectorPoll | undefined;
+    for (let round = 0; round <= ROUNDS; round++) {
+      sim.advance(15_000);
+      // Alternate who goes first, so neither always meets the simulator's freshly stepped state.
+      let poll: CollectorPoll;
+      let base: BaselineWalk;
+      if (round % 2 === 0) {
+        poll = await exporter.request<CollectorPoll>({ type: 'poll' });
+        base = await baseline.request<BaselineWalk>(walk);
+      } else {
+        base = await baseline.request<BaselineWalk>(walk);
+        poll = await exporter.request<CollectorPoll>({ type: 'poll' });
+      }
+      if (round === 0) first = poll;
+      else {
+        polls.push(poll);
+        baselines.push(base);
+      }
+    }
+    const unselected = select ? await baseline.request<BaselineWalk>({ ...walk, select: undefined }) : undefined;
+    const m = {
+      wallMs: median(polls.map((p) => p.wallMs)),
+      cpuMs: median(polls.map((p) => p.cpuMs)),
+      baselineWallMs: median(baselines.map((b) => b.wallMs)),
+      baselineCpuMs: median(baselines.map((b) => b.cpuMs)),
+    };
+    return {
+      collector,
+      first: first!,
+      polls,
+      baselines,
+      unselected,
+      median: {
+        ...m,
+        wallRatio: m.wallMs / m.baselineWallMs,
+        cpuRatio: m.cpuMs / m.baselineCpuMs,
+        selectedShare: unselected ? median(polls.map((p) => p.bytes)) / unselected.bytes : undefined,
+      },
+    };
+  } finally {
+    await exporter.stop();
+  }
+}
+
+interface ServeFigures {
+  readonly firstPollMs: number;
+  readonly exposition: ExpositionFigures;
+  readonly scrapeIdle: ScrapeResult;
+  readonly scrapeWhilePolling: ScrapeResult;
+  readonly polling: PollingSummary & { readonly p50PollMs: number };
+  readonly peakRssMb: number;
+}
+
+async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<ServeFigures> {
+  const exporter = await Child.start('exporter-child.js', profileArgs(`${scenario.id}-serve`));
+  const scraper = await Child.start('scraper-child.js');
+  try {
+    const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url });
+    const first = await exporter.request<{ wallMs: number }>({ type: 'poll-all' });
+    sim.advance(15_000);
+    await exporter.request({ type: 'poll-all' });
+    const exposition = await exporter.request<ExpositionFigures>({ type: 'exposition' });
+    const url = `http://127.0.0.1:${port}/metrics`;
+    const scrapeIdle = await scraper.request<ScrapeResult>({ url, concurrency: SCRAPERS, maxRequests: 1000, maxMs: 10_000, gzip: true });
+    await exporter.request({ type: 'start-polling' });
+    // The upstream world moves on while the exporter polls back to back.
+    const ticker = setInterval(() => sim.advance(15_000), 1000);
+    let scrapeWhilePolling: ScrapeResult;
+    try {
+      scrapeWhilePolling = await scraper.request<ScrapeResult>({ url, concurrency: SCRAPERS, maxRequests: 20_000, maxMs: QUICK ? 5000 : 20_000, gzip: true });
+    } finally {
+      clearInterval(ticker);
+    }
+    const polling = await exporter.request<PollingSummary & { p50PollMs: number }>({ type: 'stop-polling' });
+    return { firstPollMs: first.wallMs, exposition, scrapeIdle, scrapeWhilePolling, polling, peakRssMb: polling.maxRssMb };
+  } finally {
+    await scraper.stop();
+    await exporter.stop();
+  }
+}
+
+// --- output -------------------------------------------------------------------------------------
+
+const f0 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : Math.round(n).toLocaleString('en-US'));
+const f1 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(1));
+const f2 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(2));
+const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1048576).toFixed(2));
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
+}
+
+function printScenario(s: Scenario, collectors: readonly CollectorFigures[], serve: ServeFigures | undefined): void {
+  console.log(`\n=== ${s.id}: ${s.shape} shape, ${f0(s.streams)} streams, ${f0(s.sessions)} sessions ===`);
+  const rows: string[][] = [
+    ['collector', 'req', 'MB sel', 'MB all', 'sel %', 'wall exp', 'wall base', 'x', 'cpu exp', 'cpu base', 'x', 'series', 'lines', 'render', 'gzip', 'text MB', 'gz MB', 'RSS MB', '1st poll'],
+  ];
+  for (const c of collectors) {
+    const last = c.polls.at(-1)!;
+    rows.push([
+      c.collector,
+      f0(last.requests),
+      mb(last.bytes),
+      mb(c.unselected?.bytes),
+      c.median.selectedShare === undefined ? '-' : f1(c.median.selectedShare * 100),
+      f1(c.median.wallMs),
+      f1(c.median.baselineWallMs),
+      f2(c.median.wallRatio),
+      f1(c.median.cpuMs),
+      f1(c.median.baselineCpuMs),
+      f2(c.median.cpuRatio),
+      f0(last.series),
+      f0(last.lines),
+      f1(last.renderMs),
+      f1(last.gzipMs),
+      mb(last.textBytes),
+      mb(last.gzipBytes),
+      f0(Math.max(...c.polls.map((p) => p.maxRssMb))),
+      f1(c.first.wallMs),
+    ]);
+  }
+  console.log(table(rows));
+  console.log('(times in ms, medians of the measured polls; x = exporter / baseline; render = samples -> exposition text, gzip = level 1 off-thread)');
+  if (!serve) return;
+  const e = serve.exposition;
+  console.log(
+    `whole exporter (streams+sessions+server): poll p50 ${f0(serve.polling.p50PollMs)} ms (${serve.polling.polls} polls while scraped); ` +
+      `exposition ${f0(e.lines)} lines, ${mb(e.textBytes)} MB text, ${mb(e.gzipBytes)} MB gzip, render ${f1(e.renderMs)} ms, gzip ${f1(e.gzipMs)} ms`,
+  );
+  const sc = (r: ScrapeResult) => `p50 ${f1(r.p50Ms)} / p90 ${f1(r.p90Ms)} / p99 ${f1(r.p99Ms)} / max ${f1(r.maxMs)} ms over ${f0(r.count)} scrapes (${r.errors} errors)`;
+  console.log(`scrapes, ${SCRAPERS} concurrent, gzip: idle ${sc(serve.scrapeIdle)}`);
+  console.log(`                              while polling ${sc(serve.scrapeWhilePolling)}`);
+  console.log(`event loop while polling: p99 delay ${f1(serve.polling.loopDelayP99Ms)} ms, max ${f1(serve.polling.loopDelayMaxMs)} ms; peak RSS of the exporter process ${f0(serve.peakRssMb)} MB`);
+}
+
+interface TargetCheck {
+  readonly target: string;
+  readonly scenario: string;
+  readonly value: number;
+  readonly limit: number;
+  readonly met: boolean;
+}
+
+function checks(results: readonly { scenario: Scenario; collectors: readonly CollectorFigures[]; serve: ServeFigures | undefined }[]): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const { scenario, collectors, serve } of results) {
+    for (const c of collectors) {
+      if (c.collector === 'streams' || c.collector === 'sessions') {
+        out.push({ target: `${c.collector} CPU ratio <= 1.5`, scenario: scenario.id, value: c.median.cpuRatio, limit: 1.5, met: c.median.cpuRatio <= 1.5 });
+        if (c.median.selectedShare !== undefined) {
+          out.push({ target: `${c.collector} selected bytes < 20% of unselected`, scenario: scenario.id, value: c.median.selectedShare * 100, limit: 20, met: c.median.selectedShare < 0.2 });
+        }
+      }
+    }
+    if (!serve) continue;
+    if (scenario.sessions >= 100_000 || QUICK) {
+      out.push({ target: 'scrape p99 < 50 ms while polling', scenario: scenario.id, value: serve.scrapeWhilePolling.p99Ms, limit: 50, met: serve.scrapeWhilePolling.p99Ms < 50 });
+    }
+    out.push({ target: 'exporter peak RSS < 300 MB', scenario: scenario.id, value: serve.peakRssMb, limit: 300, met: serve.peakRssMb < 300 });
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const only = args.get('only');
+  const scenarios = only ? SCENARIOS.filter((s) => s.id === only) : SCENARIOS;
+  if (scenarios.length === 0) throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  const startedAt = new Date();
+  console.log(`flussonic-exporter benchmark: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}), page size ${PAGE}, ${ROUNDS} measured polls per collector`);
+  const results: { scenario: Scenario; collectors: CollectorFigures[]; serve: ServeFigures | undefined }[] = [];
+  for (const scenario of scenarios) {
+    const t0 = performance.now();
+    const sim = await startSimulator({ clock: 'manual', churn: true, seed: 1, shape: scenario.shape, streams: scenario.streams, sessions: scenario.sessions, gpus: 2, dvrs: 3 });
+    try {
+      const baseline = await Child.start('baseline-child.js');
+      const collectors: CollectorFigures[] = [];
+      try {
+        for (const collector of COLLECTORS) collectors.push(await measureCollector(sim, scenario, collector, baseline));
+      } finally {
+        await baseline.stop();
+      }
+      const serve = SERVE ? await measureServe(sim, scenario) : undefined;
+      results.push({ scenario, collectors, serve });
+      printScenario(scenario, collectors, serve);
+      console.log(`(scenario took ${f0((performance.now() - t0) / 1000)} s)`);
+    } finally {
+      await sim.close();
+    }
+  }
+  const targetChecks = checks(results);
+  console.log('\n=== targets ===');
+  console.log(
+    table([
+      ['target', 'scenario', 'value', 'limit', 'met'],
+      ...targetChecks.map((c) => [c.target, c.scenario, f2(c.value), String(c.limit), c.met ? 'yes' : 'NO']),
+    ]),
+  );
+  mkdirSync(RESULTS, { recursive: true });
+  const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, targets: targetChecks }, null, 1)}\n`,
+  );
+  console.log(`\nfigures written to ${file}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
