@@ -43,6 +43,13 @@ export const SESSION_FIELD_OF_LABEL: Readonly<Record<string, string>> = Object.f
   manifest_type: 'manifest_type',
 });
 
+/**
+ * Grouping fields that can change while a session lives: whether it used DVR, and the manifest it
+ * plays (live, archive, timeshift). The others (media name, protocol, country of the IP, TLS,
+ * segment container) are fixed when the session opens, so they are read once per session.
+ */
+const MUTABLE_FIELDS: ReadonlySet<string> = new Set(['dvr', 'manifest_type']);
+
 /** Fields every poll needs whatever the grouping: identity, counters, lifetime, histogram label. */
 const BASE_SELECT = ['id', 'bytes', 'opened_at', 'closed_at', 'proto'] as const;
 
@@ -77,6 +84,8 @@ function fieldOf(label: string): string {
 class SessionGroup {
   /** Open sessions at the last committed poll. */
   open = 0;
+  /** The rendered label block, kept across polls (for the writer's constant labels in `blockFor`). */
+  block: string | undefined;
   opened = 0;
   closed = 0;
   sentBytes = 0;
@@ -158,6 +167,8 @@ export class SessionsCollector implements Collector {
   private configured = false;
   private groupBy: readonly string[] = [];
   private fields: readonly string[] = [];
+  /** Whether a grouping field can change during a session, so known sessions must be re-grouped. */
+  private regroup = false;
   private filter: StreamFilter = {};
   private filterKey = '';
   /** Filter decision per stream name: regexes run once per stream, not once per session and poll. */
@@ -168,6 +179,8 @@ export class SessionsCollector implements Collector {
   private readonly groups = new Map<string, SessionGroup>();
   private readonly histograms = new Map<string, DurationHistogram>();
   private sortedGroups: SessionGroup[] | undefined;
+  /** The writer constant labels the groups' label blocks were made for. */
+  private blocksFor: string | undefined;
   private lastPollAtMs = Number.NaN;
   private generation = 0;
   /** State of the walk in progress, thrown away unless the walk completes. */
@@ -212,11 +225,18 @@ export class SessionsCollector implements Collector {
     // Sorted by key so that max_series drops the same groups every poll.
     this.sortedGroups ??= [...this.groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const labels = this.groupBy;
+    // Label blocks are escaped and joined once per group, not once per sample and poll: with tens of
+    // thousands of groups that string work (and the garbage it leaves) was most of a poll's CPU.
+    if (out.constLabels !== this.blocksFor) {
+      for (const g of this.groups.values()) g.block = undefined;
+      this.blocksFor = out.constLabels;
+    }
     for (const g of this.sortedGroups) {
-      out.add(SESSIONS, g.values, g.open, labels);
-      out.add(OPENED, g.values, g.opened, labels);
-      out.add(CLOSED, g.values, g.closed, labels);
-      out.add(SENT_BYTES, g.values, g.sentBytes, labels);
+      const block = (g.block ??= out.labelBlockOf(SESSIONS, g.values, labels));
+      out.addSample(SESSIONS, block, g.open);
+      out.addSample(OPENED, block, g.opened);
+      out.addSample(CLOSED, block, g.closed);
+      out.addSample(SENT_BYTES, block, g.sentBytes);
     }
   }
 
@@ -229,6 +249,7 @@ export class SessionsCollector implements Collector {
     this.configured = true;
     this.groupBy = [...groupBy];
     this.fields = this.groupBy.map(fieldOf);
+    this.regroup = this.fields.some((f) => MUTABLE_FIELDS.has(f));
     this.filter = filter;
     this.filterKey = filterId(filter);
     this.admitted.clear();
@@ -255,7 +276,7 @@ export class SessionsCollector implements Collector {
       known.seenGeneration = generation;
       known.nextBytes = bytes;
       known.nextClosedAtMs = closedAtMs;
-      known.nextGroup = this.stillIn(known.group, item, out) ? known.group : this.groupOf(item, out);
+      known.nextGroup = !this.regroup || this.stillIn(known.group, item, out) ? known.group : this.groupOf(item, out);
       // A fact about the session rather than a counter: safe to learn even if this walk fails.
       if (Number.isNaN(known.openedAtMs)) known.openedAtMs = numberField(item.opened_at, Number.NaN, out);
       return;
