@@ -3,10 +3,16 @@
  * (same path, `limit`, `select`, following `next`), fetched with plain undici on a keep-alive pool
  * and JSON.parse'd, nothing else. What the exporter spends above this is its own work.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { cpuMs, reply, type BaselineRequest, type BaselineWalk } from './common.js';
 
 const pools = new Map<string, Pool>();
+
+let gcMsTotal = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMsTotal += entry.duration;
+}).observe({ entryTypes: ['gc'] });
 
 function poolFor(url: string): Pool {
   const origin = new URL(url).origin;
@@ -34,6 +40,7 @@ async function walk(request: BaselineRequest): Promise<BaselineWalk> {
   const pool = poolFor(request.url);
   const base = `${new URL(request.url).pathname.replace(/\/+$/, '')}/streamer/api/v3${request.path}`;
   const cpu0 = cpuMs();
+  const gc0 = gcMsTotal;
   const t0 = performance.now();
   let requests = 0;
   let bytes = 0;
@@ -59,7 +66,10 @@ async function walk(request: BaselineRequest): Promise<BaselineWalk> {
       cursor = next;
     }
   }
-  return { wallMs: performance.now() - t0, cpuMs: cpuMs() - cpu0, requests, bytes, items };
+  const wallMs = performance.now() - t0;
+  const cpu = cpuMs() - cpu0;
+  await new Promise((resolve) => setImmediate(resolve));
+  return { wallMs, cpuMs: cpu, gcMs: gcMsTotal - gc0, requests, bytes, items };
 }
 
 process.on('message', (message: BaselineRequest | { type: 'exit' }) => {

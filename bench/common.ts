@@ -45,6 +45,8 @@ export type ExporterRequest =
 export interface CollectorPoll {
   readonly wallMs: number;
   readonly cpuMs: number;
+  /** Garbage collection pauses during the poll (main thread), ms. */
+  readonly gcMs: number;
   readonly requests: number;
   readonly bytes: number;
   readonly series: number;
@@ -99,6 +101,7 @@ export interface BaselineRequest {
 export interface BaselineWalk {
   readonly wallMs: number;
   readonly cpuMs: number;
+  readonly gcMs: number;
   readonly requests: number;
   readonly bytes: number;
   readonly items: number;

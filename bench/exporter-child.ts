@@ -6,8 +6,10 @@
  *  - serve: the whole exporter (createExporter: every default collector, poller, fastify app)
  *    listening on loopback, polling back to back while the scrapers hit /metrics.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { gzipSync } from 'node:zlib';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { COLLECTORS } from '../src/collectors/index.js';
 import type { Collector } from '../src/collectors/types.js';
@@ -33,6 +35,12 @@ import {
 
 const log = pino({ level: 'error' });
 
+/** Time spent in garbage collection so far (ms), from the perf_hooks 'gc' entries. */
+let gcMsTotal = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMsTotal += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+
 /** Counts what the client reads, like the exporter's self-metrics do. */
 class Tally implements ApiStats {
   requests = 0;
@@ -46,6 +54,14 @@ class Tally implements ApiStats {
   }
 }
 
+/**
+ * BENCH_STEADY_PROFILE=<file>: a V8 CPU profile of the polls after the first one only (the first
+ * poll of sessions meets every session as new, and JIT warm-up blurs a whole-process profile).
+ */
+const steadyProfile = process.env.BENCH_STEADY_PROFILE;
+let profiler: Session | undefined;
+let pollsDone = 0;
+
 let single: { config: ServerConfig; client: FlussonicClient; collector: Collector; tally: Tally } | undefined;
 let exporter: Exporter | undefined;
 let polling: Promise<PollingSummary> | undefined;
@@ -57,10 +73,14 @@ async function pollCollector(): Promise<CollectorPoll> {
   tally.requests = 0;
   tally.bytes = 0;
   const cpu0 = cpuMs();
+  const gc0 = gcMsTotal;
   const t0 = performance.now();
   await collector.collect({ client, config, signal: AbortSignal.timeout(300_000), log, out });
   const wallMs = performance.now() - t0;
   const cpu = cpuMs() - cpu0;
+  // GC entries are delivered asynchronously: let the observer catch up before reading.
+  await new Promise((resolve) => setImmediate(resolve));
+  const gcMs = gcMsTotal - gc0;
 
   const r0 = performance.now();
   const cache = new ExpositionCache();
@@ -72,6 +92,7 @@ async function pollCollector(): Promise<CollectorPoll> {
   return {
     wallMs,
     cpuMs: cpu,
+    gcMs,
     requests: tally.requests,
     bytes: tally.bytes,
     series: out.series,
@@ -166,8 +187,16 @@ async function handle(message: ExporterRequest): Promise<unknown> {
       single = { config, client, tally, collector: entry.create(config) };
       return { ok: true };
     }
-    case 'poll':
+    case 'poll': {
+      if (steadyProfile && pollsDone === 1) {
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
+      pollsDone++;
       return pollCollector();
+    }
     case 'init-serve': {
       const config = benchServerConfig(message.url);
       exporter = createExporter({
@@ -204,6 +233,10 @@ async function handle(message: ExporterRequest): Promise<unknown> {
     case 'exposition':
       return expositionFigures();
     case 'exit':
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(steadyProfile!, JSON.stringify(profile));
+      }
       await single?.client.destroy();
       await exporter?.stop();
       await exporter?.app.close();

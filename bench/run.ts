@@ -273,7 +273,7 @@ function table(rows: readonly (readonly string[])[]): string {
 function printScenario(s: Scenario, collectors: readonly CollectorFigures[], serve: ServeFigures | undefined): void {
   console.log(`\n=== ${s.id}: ${s.shape} shape, ${f0(s.streams)} streams, ${f0(s.sessions)} sessions ===`);
   const rows: string[][] = [
-    ['collector', 'req', 'MB sel', 'MB all', 'sel %', 'wall exp', 'wall base', 'x', 'cpu exp', 'cpu base', 'x', 'series', 'lines', 'render', 'gzip', 'text MB', 'gz MB', 'RSS MB', '1st poll'],
+    ['collector', 'req', 'MB sel', 'MB all', 'sel %', 'wall exp', 'wall base', 'x', 'cpu exp', 'cpu base', 'x', 'gc exp', 'gc base', 'series', 'lines', 'render', 'gzip', 'text MB', 'gz MB', 'RSS MB', '1st poll'],
   ];
   for (const c of collectors) {
     const last = c.polls.at(-1)!;
@@ -289,6 +289,8 @@ function printScenario(s: Scenario, collectors: readonly CollectorFigures[], ser
       f1(c.median.cpuMs),
       f1(c.median.baselineCpuMs),
       f2(c.median.cpuRatio),
+      f1(median(c.polls.map((p) => p.gcMs))),
+      f1(median(c.baselines.map((b) => b.gcMs))),
       f0(last.series),
       f0(last.lines),
       f1(last.renderMs),
