@@ -223,7 +223,7 @@ export class SessionsCollector implements Collector {
       });
     }
     // Sorted by key so that max_series drops the same groups every poll.
-    this.sortedGroups ??= [...this.groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.sortedGroups ??= [...this.groups.values()].sort(byKey);
     const labels = this.groupBy;
     // Label blocks are escaped and joined once per group, not once per sample and poll: with tens of
     // thousands of groups that string work (and the garbage it leaves) was most of a poll's CPU.
@@ -332,7 +332,8 @@ export class SessionsCollector implements Collector {
   private commit(generation: number, pollAtMs: number): void {
     if (this.freshGroups.size > 0) {
       for (const [key, group] of this.freshGroups) this.groups.set(key, group);
-      this.sortedGroups = undefined;
+      // A few new groups per poll among thousands: merge them in rather than sort everything again.
+      if (this.sortedGroups) this.sortedGroups = mergeSorted(this.sortedGroups, [...this.freshGroups.values()].sort(byKey));
     }
     for (const group of this.groups.values()) group.open = 0;
 
@@ -400,6 +401,22 @@ function numberField(v: unknown, absent: number, out: SeriesWriter): number {
 }
 
 const FILTER_NONE = filterId({});
+
+function byKey(a: SessionGroup, b: SessionGroup): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** Two arrays sorted by key, merged into one. */
+function mergeSorted(a: readonly SessionGroup[], b: readonly SessionGroup[]): SessionGroup[] {
+  const out = new Array<SessionGroup>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = byKey(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
 
 function regexMatches(re: RegExp, s: string): boolean {
   re.lastIndex = 0; // a /g or /y regex remembers where it stopped

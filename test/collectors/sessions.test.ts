@@ -156,6 +156,9 @@ describe('sessions collector against the simulator, with churn on its manual clo
       previousPollAt = r.sim.now();
 
       const labels = ['stream', 'proto'];
+      // Groups come out in one stable order (by label values), also as new groups appear.
+      const order = samples(text, 'flussonic_sessions').map((s) => `${s.labels.stream}\u001f${s.labels.proto}`);
+      expect(order).toEqual([...order].sort());
       const gauge = byGroup(samples(text, 'flussonic_sessions'), labels);
       const expected = openPerGroup(r.sim, groupBy);
       for (const [group, n] of expected) expect(gauge.get(group), `open sessions of ${group} at step ${step}`).toBe(n);
