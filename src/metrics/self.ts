@@ -30,8 +30,22 @@ export interface SelfMetricsOptions {
   readonly defaultMetrics?: boolean;
 }
 
+/**
+ * How long a rendering of the self-metrics may be reused while none of the exporter's own series
+ * changed: only prom-client's process/Node.js figures can be this much older than the scrape.
+ */
+const RENDER_REUSE_MS = 250;
+
 export class SelfMetrics {
   readonly registry = new Registry();
+  /**
+   * The last rendering, reused by concurrent and closely following scrapes. Rendering (the default
+   * process metrics read /proc) cost ~0.7 ms of the ~0.8 ms CPU of a scrape, so 20 concurrent
+   * scrapers queued behind each other: p50 14 ms -> 4 ms with the reuse (npm run bench).
+   */
+  private rendered: { readonly text: Promise<string>; readonly version: number; readonly at: number } | undefined;
+  /** Bumped by every change of an own series: a changed series is never served stale. */
+  private version = 0;
   private readonly gauges = new Map<string, Gauge>();
   private readonly counters = new Map<string, Counter>();
   /** Endpoints seen per target, to export each error reason from 0 once. */
@@ -55,21 +69,28 @@ export class SelfMetrics {
       request: (endpoint, code) => {
         this.seeEndpoint(target, endpoint);
         requests.inc({ server: target, endpoint, code });
+        this.version++;
       },
       error: (endpoint, reason) => {
         this.seeEndpoint(target, endpoint);
         errors.inc({ server: target, endpoint, reason });
+        this.version++;
       },
-      responseBytes: (endpoint, n) => bytes.inc({ server: target, endpoint }, n),
+      responseBytes: (endpoint, n) => {
+        bytes.inc({ server: target, endpoint }, n);
+        this.version++;
+      },
     };
   }
 
   setServerUp(server: string, up: boolean): void {
     this.gauge('flussonic_up').set({ server }, up ? 1 : 0);
+    this.version++;
   }
 
   setCatenaUp(catena: string, up: boolean): void {
     this.gauge('flussonic_catena_up').set({ catena }, up ? 1 : 0);
+    this.version++;
   }
 
   /** The outcome of one collector run: success, wall time, and the time of success. */
@@ -80,32 +101,49 @@ export class SelfMetrics {
     if (success) this.gauge('flussonic_exporter_last_success_timestamp_seconds').set(labels, nowSeconds);
     // Exported from 0, so that increase() sees the first drop.
     this.counter('flussonic_exporter_series_dropped_total').inc(labels, 0);
+    this.version++;
   }
 
   seriesDropped(target: string, collector: string, count: number): void {
     if (count > 0) this.counter('flussonic_exporter_series_dropped_total').inc({ server: target, collector }, count);
+    this.version++;
   }
 
   configReloaded(ok: boolean, nowSeconds: number): void {
     this.gauge('flussonic_exporter_config_last_reload_success').set(ok ? 1 : 0);
     if (ok) this.gauge('flussonic_exporter_config_last_reload_success_timestamp_seconds').set(nowSeconds);
+    this.version++;
   }
 
   /** Withdraws every series of a target that left the config (`server` or `catena` label). */
   async removeTarget(target: string): Promise<void> {
     this.endpointsSeen.delete(target);
+    this.version++;
     for (const metric of [...this.gauges.values(), ...this.counters.values()]) {
       const { values } = await metric.get();
       for (const { labels } of values) {
         if (labels.server === target || labels.catena === target) metric.remove(labels as Labels);
       }
     }
+    this.version++;
   }
 
-  /** The self-metrics in the text format, ending with a newline. */
-  async render(): Promise<string> {
-    const text = await this.registry.metrics();
-    return text.endsWith('\n') || text === '' ? text : `${text}\n`;
+  /**
+   * The self-metrics in the text format, ending with a newline. A rendering is reused for up to
+   * RENDER_REUSE_MS while no own series changed (concurrent scrapes share one).
+   */
+  render(): Promise<string> {
+    const now = performance.now();
+    const last = this.rendered;
+    if (last && last.version === this.version && now - last.at < RENDER_REUSE_MS) return last.text;
+    const text = this.registry.metrics().then((t) => (t.endsWith('\n') || t === '' ? t : `${t}\n`));
+    const rendered = { text, version: this.version, at: now };
+    this.rendered = rendered;
+    // A failed rendering is not reused.
+    text.catch(() => {
+      if (this.rendered === rendered) this.rendered = undefined;
+    });
+    return text;
   }
 
   private seeEndpoint(target: string, endpoint: string): void {
