@@ -69,6 +69,8 @@ export interface ServeReady {
 }
 
 export interface PollingSummary {
+  /** process.memoryUsage() when polling stopped, MB. */
+  readonly memoryMb: { readonly rss: number; readonly heapTotal: number; readonly heapUsed: number; readonly external: number };
   readonly polls: number;
   readonly pollWallMs: readonly number[];
   readonly maxRssMb: number;

@@ -130,7 +130,11 @@ async function pollLoop(): Promise<PollingSummary> {
     pollWallMs.push(performance.now() - t0);
   }
   delay.disable();
+  // With --expose-gc (BENCH_EXPORTER_FLAGS), the figures below are the live set, not live + garbage.
+  (globalThis as { gc?: () => void }).gc?.();
+  const memory = process.memoryUsage();
   return {
+    memoryMb: { rss: memory.rss / 1048576, heapTotal: memory.heapTotal / 1048576, heapUsed: memory.heapUsed / 1048576, external: memory.external / 1048576 },
     polls: pollWallMs.length,
     pollWallMs,
     maxRssMb: maxRssMb(),
