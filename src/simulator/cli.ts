@@ -30,6 +30,7 @@ Runs the embedded Flussonic Media Server API v3 and Catena operations-log simula
                            endpoints: ${FAULT_ENDPOINTS.join(' ')}
                            faults: latencyMs=N errorRate=0..1 status=N malformedJson truncateBody
                                    hang repeatCursor oversizedBytes=N authReject
+                                   afterFirstPage (the others hit only pages asked for with a cursor)
   --help                   this text
 `;
 
