@@ -3,7 +3,7 @@
  * query language, single streams with upsert/delete/create, sessions, server stats, DVRs, schema.
  */
 import { ApiError, notFound } from './errors.js';
-import { parseQuery, project, parseSelect, runQuery, type JsonRecord, type QueryCache } from './query.js';
+import { needsOnlySortKeys, parseQuery, project, parseSelect, runQuery, type JsonRecord, type QueryCache } from './query.js';
 import { openApiDocument } from './schema.js';
 import { DVRS_SPEC, SESSIONS_SPEC, STREAMS_SPEC, type SimWorld } from './world.js';
 
@@ -29,6 +29,8 @@ export function neededRight(method: string): 'view' | 'edit' {
   return method === 'GET' || method === 'HEAD' ? 'view' : 'edit';
 }
 
+const STREAMS_DEFAULT_ORDER = 'named_by,position,name';
+
 const methodNotAllowed = (allowed: string) => new ApiError(405, [{ code: 'method_not_allowed', title: `allowed: ${allowed}` }], { allow: allowed });
 
 export class FlussonicRoutes {
@@ -47,7 +49,7 @@ export class FlussonicRoutes {
     switch (head) {
       case 'streams':
         if (rest.length === 0) {
-          if (req.method === 'GET') return this.collection(world.streamDocs(), req, STREAMS_SPEC, 'named_by,position,name');
+          if (req.method === 'GET') return this.streams(req);
           if (req.method === 'POST') return this.createStream(req);
           throw methodNotAllowed('GET, POST');
         }
@@ -88,6 +90,16 @@ export class FlussonicRoutes {
         break;
     }
     throw new ApiError(404, [{ code: 'not_found', title: `no such endpoint: /${req.segments.map(encodeURIComponent).join('/')}` }]);
+  }
+
+  /** Streams: a default-order walk builds only the documents of its page (10,000 are costly). */
+  private streams(req: RouteRequest): RouteResult {
+    const query = parseQuery(req.query, STREAMS_SPEC);
+    const world = this.world;
+    const page = needsOnlySortKeys(query, STREAMS_DEFAULT_ORDER)
+      ? runQuery(world.streamKeys(), query, STREAMS_SPEC, STREAMS_DEFAULT_ORDER, undefined, (keys) => keys.map((k) => world.streams.get((k as { name: string }).name)))
+      : runQuery(world.streamDocs(), query, STREAMS_SPEC, STREAMS_DEFAULT_ORDER, this.cacheFor('streams'));
+    return { status: 200, body: { streams: page.items, estimated_count: page.estimated_count, next: page.next, prev: page.prev, timing: page.timing } };
   }
 
   private collection(items: readonly unknown[], req: RouteRequest, spec: typeof STREAMS_SPEC, presortedBy: string): RouteResult {

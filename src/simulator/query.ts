@@ -391,11 +391,25 @@ export interface QueryCache {
   set(key: string, ordered: readonly unknown[]): void;
 }
 
+/** True when a query needs nothing but the default sort keys of the items (no filter, default order). */
+export function needsOnlySortKeys(query: ParsedQuery & { q?: string }, defaultSortSpec: string): boolean {
+  return query.filters.length === 0 && query.q === undefined && query.sortSpec === defaultSortSpec;
+}
+
 /**
  * Run a parsed query over `items`. `presortedBy` is the sort spec the array is already in (its
- * default order); a request with that order skips the sort.
+ * default order); a request with that order skips the sort. `materialize` turns the items of the
+ * page into the objects to return: a collection whose documents are costly to build can pass
+ * light items holding only the sort keys (see needsOnlySortKeys) and build just one page.
  */
-export function runQuery(items: readonly unknown[], query: ParsedQuery & { q?: string }, spec: CollectionSpec, presortedBy?: string, cache?: QueryCache): QueryPage {
+export function runQuery(
+  items: readonly unknown[],
+  query: ParsedQuery & { q?: string },
+  spec: CollectionSpec,
+  presortedBy?: string,
+  cache?: QueryCache,
+  materialize?: (page: unknown[]) => unknown[],
+): QueryPage {
   const t0 = performance.now();
   const unfiltered = query.filters.length === 0 && query.q === undefined;
   const presorted = presortedBy === query.sortSpec;
@@ -435,7 +449,8 @@ export function runQuery(items: readonly unknown[], query: ParsedQuery & { q?: s
   const last = page[page.length - 1];
   const next = end < ordered.length ? encodeCursor(last !== undefined ? sortValues(last, query.sort) : (query.cursor?.values ?? []), query.sortSpec, 'next') : null;
   const prev = start > 0 ? encodeCursor(first !== undefined ? sortValues(first, query.sort) : (query.cursor?.values ?? []), query.sortSpec, 'prev') : null;
-  const selected = query.select ? page.map((item) => project(item, query.select!)) : page;
+  const full = materialize ? materialize(page) : page;
+  const selected = query.select ? full.map((item) => project(item, query.select!)) : full;
   const t4 = performance.now();
 
   const us = (ms: number) => Math.round(ms * 1000);

@@ -200,6 +200,11 @@ export class SimWorld {
     return this.streamList.map((s) => s.docAt(this.lastStep, this.deps));
   }
 
+  /** The default sort keys of every stream, in order: enough for a walk in the default order. */
+  streamKeys(): { named_by: string; position: number | null; name: string }[] {
+    return this.streamList.map((s) => ({ named_by: s.namedBy, position: s.position, name: s.name }));
+  }
+
   /** Changes whenever anything a collection read could see changed (time or a mutation). */
   get version(): number {
     return this.mutations;
