@@ -118,6 +118,14 @@ describe('collection queries (section 4.3)', () => {
       expect(new Set(allStreams.map((s) => s.named_by)).size).toBeGreaterThan(1);
     });
 
+    it('appends the implicit stream keys after an explicit one (-named_by, then position, name)', async () => {
+      const res = await getJson(`${api}/streams?limit=1000&sort=-named_by&select=name,named_by,position`);
+      const rank: Record<string, number> = { config: 0, user: 1, remote: 2 };
+      const want = [...allStreams].sort((a, b) => rank[b.named_by]! - rank[a.named_by]! || (a.position ?? -1) - (b.position ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      expect(res.body.streams.map((s: any) => s.name)).toEqual(want.map((s) => s.name));
+      expect(res.body.streams[0].named_by).toBe('remote');
+    });
+
     it('sorts on a nested field and keeps the implicit keys after it', async () => {
       const res = await getJson(`${api}/streams?limit=1000&sort=-stats.bitrate&select=name,stats.bitrate`);
       const rates = res.body.streams.map((s: any) => s.stats.bitrate);
