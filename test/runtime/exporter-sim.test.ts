@@ -139,7 +139,9 @@ describe('exporter against the simulator', () => {
       expect(sim1.world.streams.delete(victim)).toBe(true);
       await exporter.pollOnce('edge-1');
       const text = await metrics();
-      expect(text).not.toContain(`stream="${victim}"`);
+      // Every per-stream family loses the stream; session counters of its past audience may stay.
+      const streamSeries = text.split('\n').filter((l) => l.startsWith('flussonic_stream_'));
+      expect(streamSeries.filter((l) => l.includes(`stream="${victim}"`))).toEqual([]);
       expect(samples(text, 'flussonic_stream_alive', { server: 'edge-1' })).toHaveLength(19);
     } finally {
       sim1.world.streams.put(victim, { name: victim });
@@ -154,7 +156,8 @@ describe('exporter against the simulator', () => {
     expect(sim1.requests.count()).toBeGreaterThan(0);
     const started = performance.now();
     await exporter.stop();
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The issue's bound for a clean stop is 5 s.
+    expect(performance.now() - started).toBeLessThan(5000);
     await poll;
   });
 
