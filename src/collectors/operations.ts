@@ -15,7 +15,6 @@
  * poll (the horizon) is looked up in the log: type + subscriber filter + created_before = horizon.
  */
 import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
 import type { CatenaConfig, CatenaPrice } from '../config/types.js';
 import type { ApiStats } from '../flussonic/api.js';
 import { OperationsClient, type RejectedRecord } from '../catena/client.js';
@@ -44,8 +43,9 @@ export interface OperationsCollectorDeps {
   readonly stats: ApiStats;
   /** Wall clock in Unix ms: where `start` counts from at the first start. */
   readonly now: () => number;
-  /** Connection pool to use; by default the collector owns one and close() closes it. */
-  readonly dispatcher?: Dispatcher;
+  readonly userAgent?: string;
+  /** Pause before the one retry of a failed GET (tests shorten it). */
+  readonly retryBackoffMs?: number;
 }
 
 export class OperationsCollector implements CatenaCollector {
@@ -60,7 +60,7 @@ export class OperationsCollector implements CatenaCollector {
     private readonly config: CatenaConfig,
     private readonly deps: OperationsCollectorDeps,
   ) {
-    this.client = new OperationsClient(config, { stats: deps.stats, dispatcher: deps.dispatcher });
+    this.client = new OperationsClient(config, { stats: deps.stats, userAgent: deps.userAgent, retryBackoffMs: deps.retryBackoffMs });
   }
 
   async collect(ctx: CatenaCollectContext): Promise<void> {
