@@ -47,6 +47,7 @@ export interface OperationsClientDeps {
 
 export class OperationsClient {
   private readonly http: UpstreamHttp;
+  private closed = false;
 
   constructor(
     private readonly config: CatenaConfig,
@@ -106,7 +107,10 @@ export class OperationsClient {
     return all;
   }
 
+  /** Closes the connection pool; a second call does nothing. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.http.close();
   }
 
