@@ -67,20 +67,24 @@ export class OperationsCollector implements CatenaCollector {
     const ledger = (this.ledger ??= await this.restore());
     const draft = new LedgerDraft(ledger, this.config.prices);
 
-    const walked: Operation[] = [];
+    // Only the new operations are kept: a service that ignores the bound costs time, not memory.
+    const fresh: Operation[] = [];
+    let read = 0;
     for await (const page of this.client.walk({ createdFromMs: ledger.position.ms }, ctx.signal)) {
-      walked.push(...page.operations);
+      read += page.operations.length;
+      for (const op of page.operations) if (draft.isNew(op)) fresh.push(op);
       this.reportRejected(page.rejected, ctx.log);
     }
-    const fresh = walked.filter((op) => draft.isNew(op)).sort(compareOperations);
+    // The pages' order is not documented: billing needs time order, so sort.
+    fresh.sort(compareOperations);
     const lookup = this.creationLookup(ledger.horizonMs, ctx);
     for (const op of fresh) await draft.apply(op, lookup);
-    draft.advance(walked);
+    draft.advance(fresh);
     draft.commit();
 
     for (const u of draft.unmatched) ctx.log.warn({ operationId: u.operationId, portal: u.portalId }, `cancellation not billed: ${u.reason}`);
     for (const i of draft.incomplete) ctx.log.warn({ operationId: i.operationId }, i.reason);
-    ctx.log.debug({ read: walked.length, counted: fresh.length, position: formatIsoMs(ledger.position.ms), open: ledger.open.size }, 'operations log read');
+    ctx.log.debug({ read, counted: fresh.length, position: formatIsoMs(ledger.position.ms), open: ledger.open.size }, 'operations log read');
 
     await this.persist(ledger, ctx.log);
     renderLedger(ledger, this.config.prices, ctx.out);
