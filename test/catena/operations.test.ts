@@ -9,6 +9,7 @@ import { createExporter } from '../../src/exporter.js';
 import { UpstreamError } from '../../src/errors.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { KNOWN_OPERATION_TYPES } from '../../src/catena/records.js';
+import { LedgerHandoff } from '../../src/collectors/operations.js';
 import { CollectorHarness } from '../helpers/catena.js';
 import { samples, value } from '../helpers/exposition.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
@@ -282,6 +283,33 @@ describe('operations collector: incremental reading', () => {
     const failure = await h.poll().catch((e: unknown) => e);
     expect((failure as UpstreamError).reason).toBe('cursor_loop');
     expect(h.stats.errors).toContain('/operations cursor_loop');
+  });
+});
+
+describe('operations collector: configuration reload', () => {
+  it('hands its ledger to the collector that replaces it, so counting goes on without a state file', async () => {
+    const handoff = new LedgerHandoff();
+    const config = catenaConfig('north', sim.url, { apiKey: KEY_NORTH, prices: PRICES });
+    const before = new CollectorHarness(config, sim, undefined, { handoff });
+    open.push(before);
+    const start = sim.now();
+    await before.poll();
+    link('north', 'createPackageSubscriber', 's1', 'k-sport', start + MIN);
+    clockTo(start + 2 * MIN);
+    await before.poll();
+    await before.close();
+    // Reloaded with another price; meanwhile the subscription is cancelled.
+    link('north', 'deletePackageSubscriber', 's1', 'k-sport', start + 3 * MIN);
+    clockTo(start + 4 * MIN);
+    const after = new CollectorHarness({ ...config, prices: new Map([['k-sport', { amount: 1, perMs: MIN, currency: 'USD' }]]) }, sim, undefined, { handoff });
+    open.push(after);
+    sim.requests.clear();
+    const text = await after.poll();
+    expect(sim.requests.entries()[0]!.query.createdAt_gte).toBe(new Date(start + MIN).toISOString());
+    expect(value(text, 'flussonic_catena_operations_total', { operation: 'createPackageSubscriber' })).toBe(1);
+    expect(value(text, 'flussonic_catena_billed_seconds_total', { package: 'k-sport' })).toBe(120);
+    expect(value(text, 'flussonic_catena_billed_amount_total', { package: 'k-sport', currency: 'USD' })).toBe(2);
+    expect(value(text, 'flussonic_catena_unmatched_cancellations_total', { portal: 'north' })).toBe(0);
   });
 });
 

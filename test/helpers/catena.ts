@@ -3,7 +3,7 @@
  * constant label, an abort signal, a logger), against a simulator, and reads its output back.
  */
 import type { CatenaConfig } from '../../src/config/types.js';
-import { OperationsCollector } from '../../src/collectors/operations.js';
+import { OperationsCollector, type OperationsCollectorDeps } from '../../src/collectors/operations.js';
 import type { ApiStats } from '../../src/flussonic/api.js';
 import { ExpositionCache } from '../../src/metrics/exposition.js';
 import { SeriesWriter } from '../../src/metrics/series.js';
@@ -37,8 +37,9 @@ export class CollectorHarness {
     readonly config: CatenaConfig,
     readonly sim: RunningSimulator,
     readonly log: CapturedLog = captureLogger(),
+    extraDeps: Partial<OperationsCollectorDeps> = {},
   ) {
-    this.collector = new OperationsCollector(config, { logger: log.logger, stats: this.stats, now: () => sim.now(), retryBackoffMs: 1 });
+    this.collector = new OperationsCollector(config, { logger: log.logger, stats: this.stats, now: () => sim.now(), retryBackoffMs: 1, ...extraDeps });
   }
 
   /** One poll; on success its output becomes `text`, on failure the error is thrown and `text` stays. */
