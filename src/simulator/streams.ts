@@ -388,7 +388,8 @@ export class SimStream {
       doc[key] = config[key] as Json;
     }
     doc.named_by = this.namedBy;
-    doc.position = this.position;
+    // 23.05 says position is nullable; 2025 servers leave an unset position out.
+    if (this.position !== null || deps.shape === 'flat') doc.position = this.position;
     doc.static = typeof config.static === 'boolean' ? config.static : this.namedBy !== 'remote';
     const inputs = Array.isArray(config.inputs) ? (config.inputs as JsonRecord[]) : [];
     const pushes = Array.isArray(config.pushes) ? (config.pushes as JsonRecord[]) : [];
@@ -405,7 +406,7 @@ export class SimStream {
   }
 
   private tsDelay(now: number): number {
-    return this.alive ? 40 + ((now / 7) % 200) : now - this.lastDtsAt;
+    return this.alive ? 40 + Math.round((now / 7) % 200) : now - this.lastDtsAt;
   }
 
   private flatStats(now: number, clients: number): JsonRecord {
@@ -613,7 +614,7 @@ export function generateStream(i: number, rng: Rng, options: { gpus: number; dvr
   if (category !== 'radio' && category !== 'cam' && rng.chance(0.2)) {
     const gpu = options.gpus > 0;
     config.transcoder = {
-      video: hd ? [{ bitrate: 4500, codec: 'h264' }, { bitrate: 2500, codec: 'h264' }, { bitrate: 900, codec: 'h264' }] : [{ bitrate: 2000, codec: 'h264' }, { bitrate: 800, codec: 'h264' }],
+      video: hd ? [{ track: 1, bitrate: 4500, codec: 'h264' }, { track: 2, bitrate: 2500, codec: 'h264' }, { track: 3, bitrate: 900, codec: 'h264' }] : [{ track: 1, bitrate: 2000, codec: 'h264' }, { track: 2, bitrate: 800, codec: 'h264' }],
       audio: { codec: 'aac', bitrate: 128 },
       global: gpu ? { hw: 'nvenc', deviceid: rng.int(0, options.gpus - 1) } : { hw: 'cpu' },
     };

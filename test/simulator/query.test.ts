@@ -82,6 +82,13 @@ describe('collection queries (section 4.3)', () => {
       expect(ids(body.sessions)).toEqual(ids(want));
     });
 
+    it('q searches name and title', async () => {
+      const res = await getJson(`${api}/streams?limit=1000&q=sport&select=name`);
+      const want = allStreams.filter((s) => s.name.includes('sport') || s.title.includes('sport')).map((s) => s.name);
+      expect(want.length).toBeGreaterThan(0);
+      expect(res.body.streams.map((s: any) => s.name)).toEqual(want);
+    });
+
     it('estimated_count counts the filtered collection, not the page', async () => {
       const res = await getJson(`${api}/sessions?proto=hls&limit=3`);
       expect(res.body.sessions).toHaveLength(3);
