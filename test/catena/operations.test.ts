@@ -260,6 +260,10 @@ describe('operations collector: incremental reading', () => {
     link('north', 'deletePackageSubscriber', 's1', 'k-sport', start + 2 * MIN);
     add('north', 'createSubscriber', start + 3 * MIN, { subscriberId: 's9' });
     clockTo(start + 5 * MIN);
+    // Part-way: the first page (2 of the 3 operations) arrives, the second fails.
+    sim.faults.set('/operations', { status: 503, afterFirstPage: true });
+    const midWalk = await h.poll().catch((e: unknown) => e);
+    expect((midWalk as UpstreamError).reason).toBe('http');
     sim.faults.set('/operations', { status: 503 });
     const failure = await h.poll().catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(UpstreamError);
@@ -272,7 +276,27 @@ describe('operations collector: incremental reading', () => {
     expect(value(text, 'flussonic_catena_operations_total', { operation: 'createSubscriber' })).toBe(1);
     expect(value(text, 'flussonic_catena_billed_seconds_total', { package: 'k-sport' })).toBe(60);
     expect(value(text, 'flussonic_catena_billed_amount_total', { package: 'k-sport' })).toBeCloseTo((60 * 5) / 86_400, 12);
-    expect(h.stats.errors).toEqual(['/operations http', '/operations http']); // the attempt and its one retry
+    expect(h.stats.errors).toEqual(Array(4).fill('/operations http')); // each failed attempt and its one retry
+  });
+
+  it('fails the poll when a billing look-up fails, and bills once when it is repeated', async () => {
+    const h = harness('north', { apiKey: KEY_NORTH, pageSize: 2 });
+    const start = sim.now();
+    for (const daysAgo of [3, 2, 1]) link('north', 'createPackageSubscriber', 's-old', 'k-sport', start - daysAgo * DAY);
+    await h.poll();
+    link('north', 'deletePackageSubscriber', 's-old', 'k-sport', start + HOUR);
+    add('north', 'createSubscriber', start + HOUR, { subscriberId: 's-new' });
+    clockTo(start + 2 * HOUR);
+    // The poll's own walk is one page; the look-up (3 creations, 2 per page) fails on its second.
+    sim.faults.set('/operations', { status: 500, afterFirstPage: true });
+    await expect(h.poll()).rejects.toMatchObject({ reason: 'http' });
+    expect(h.text).toBe('');
+    sim.faults.clear();
+    const text = await h.poll();
+    expect(value(text, 'flussonic_catena_operations_total', { operation: 'deletePackageSubscriber' })).toBe(1);
+    expect(value(text, 'flussonic_catena_operations_total', { operation: 'createSubscriber' })).toBe(1);
+    expect(value(text, 'flussonic_catena_billed_seconds_total', { package: 'k-sport' })).toBe((DAY + HOUR) / S);
+    expect(value(text, 'flussonic_catena_unmatched_cancellations_total', { portal: 'north' })).toBe(0);
   });
 
   it('fails a walk whose cursor repeats with reason cursor_loop', async () => {
