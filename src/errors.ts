@@ -60,3 +60,24 @@ export class UpstreamTimeoutError extends UpstreamError {
 export class UpstreamShapeError extends UpstreamError {
   override name = 'UpstreamShapeError';
 }
+
+/** No usable connection: refused, reset, DNS failure, closed mid-response. */
+export class UpstreamConnectionError extends UpstreamError {
+  override name = 'UpstreamConnectionError';
+}
+/** The upstream refused the credentials (401/403). */
+export class UpstreamAuthError extends UpstreamHttpError {
+  override name = 'UpstreamAuthError';
+}
+/** The response body grew past the configured cap; it was cut off, not buffered. */
+export class UpstreamBodyTooLargeError extends UpstreamError {
+  override name = 'UpstreamBodyTooLargeError';
+}
+/** The response body is not JSON, or is truncated JSON. */
+export class UpstreamInvalidJsonError extends UpstreamError {
+  override name = 'UpstreamInvalidJsonError';
+}
+/** A cursor walk that does not advance: repeated cursor, a page with nothing new, the page cap. */
+export class CursorLoopError extends UpstreamError {
+  override name = 'CursorLoopError';
+}
