@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { LOG_LEVELS, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
-import { ExporterError } from './errors.js';
+import { ConfigError, ExporterError } from './errors.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 
@@ -108,4 +108,38 @@ function parseOverrides(listenAddress: string | undefined, logLevel: string | un
 /** The config with the command-line overrides applied (they win over the file, also on reload). */
 export function applyOverrides(config: ExporterConfig, overrides: Overrides): ExporterConfig {
   return { ...config, ...overrides };
+}
+
+/** A failure of the running exporter (the port is taken): exit code 1. */
+export class RuntimeFailure extends ExporterError {
+  override name = 'RuntimeFailure';
+}
+
+/**
+ * Exit code and stderr text for an error that ends the process: 2 for bad arguments or config,
+ * 1 for anything else. The first line is always the whole reason; a bad config lists each problem
+ * on a line of its own after it.
+ */
+export function failureReport(error: unknown): { readonly exitCode: number; readonly text: string } {
+  if (error instanceof UsageError) return { exitCode: 2, text: `flussonic-exporter: ${error.message} (see --help)\n` };
+  if (error instanceof ConfigError) {
+    const count = error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`;
+    const lines = error.problems.map((p) => `  ${p.path ? `${p.path}: ` : ''}${p.message}${p.line !== undefined && p.path ? ` (line ${p.line})` : ''}`);
+    return { exitCode: 2, text: `flussonic-exporter: invalid config ${error.source}: ${count}\n${lines.join('\n')}\n` };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { exitCode: 1, text: `flussonic-exporter: ${message.split('\n')[0]}\n` };
+}
+
+/** The one-line reason of a failed listen: `cannot listen on 0.0.0.0:9228: address already in use`. */
+export function listenFailure(address: ListenAddress, error: unknown): RuntimeFailure {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reasons: Readonly<Record<string, string>> = {
+    EADDRINUSE: 'address already in use (another process has the port; choose another with --listen-address)',
+    EACCES: 'permission denied (ports below 1024 need privileges)',
+    EADDRNOTAVAIL: 'address not available on this host',
+  };
+  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  const reason = (code && reasons[code]) ?? (error instanceof Error ? error.message : String(error));
+  return new RuntimeFailure(`cannot listen on ${host}:${address.port}: ${reason}`, { cause: error });
 }

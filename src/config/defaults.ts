@@ -2,10 +2,22 @@
  * Every default of the config in one place. config.example.yaml shows these values and README
  * documents them; a test loads the example and checks that it names every known key.
  */
+import { COLLECTORS } from '../collectors/index.js';
 import { SESSION_GROUP_BY_DEFAULT } from '../metrics/catalogue.js';
 import type { CollectorName } from './types.js';
 
 export const COLLECTOR_NAMES: readonly CollectorName[] = ['streams', 'sessions', 'server', 'dvrs'];
+
+/**
+ * Default of each `collectors:` switch: `defaultEnabled` of the collector table
+ * (src/collectors/index.ts), so the table stays the one place that decides. A collector this
+ * build's table does not have is off.
+ */
+function collectorDefaults(): Readonly<Record<CollectorName, boolean>> {
+  const out = {} as Record<CollectorName, boolean>;
+  for (const name of COLLECTOR_NAMES) out[name] = COLLECTORS.find((entry) => entry.name === name)?.defaultEnabled ?? false;
+  return Object.freeze(out);
+}
 
 export const DEFAULTS = Object.freeze({
   listenAddress: ':9228',
@@ -23,7 +35,7 @@ export const DEFAULTS = Object.freeze({
     pageSize: 1000,
     maxPages: 10_000,
     maxResponseBytes: 64 * 1024 * 1024,
-    collectors: Object.freeze({ streams: true, sessions: true, server: true, dvrs: true } satisfies Record<CollectorName, boolean>),
+    collectors: collectorDefaults(),
     families: Object.freeze({ tracks: true, pushes: true, input_errors: true, transcoder_tracks: true }),
     maxSeries: 100_000,
     sessionsGroupBy: SESSION_GROUP_BY_DEFAULT,

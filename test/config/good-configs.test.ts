@@ -1,10 +1,16 @@
 /** Valid configs come out complete: every default applied, units converted, paths resolved. */
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { COLLECTORS } from '../../src/collectors/index.js';
 import { loadConfig, validateConfig, type ExporterConfig } from '../../src/config/index.js';
 import { ConfigDir } from './config-files.js';
 
 const dir = new ConfigDir();
+
+/** The switch of every collector in the table defaults to its defaultEnabled; others are off. */
+const DEFAULT_SWITCHES = Object.fromEntries(
+  (['streams', 'sessions', 'server', 'dvrs'] as const).map((name) => [name, COLLECTORS.find((c) => c.name === name)?.defaultEnabled ?? false]),
+);
 afterAll(() => dir.cleanup());
 
 function load(yaml: string, env: Record<string, string> = {}): ExporterConfig {
@@ -31,7 +37,7 @@ describe('defaults', () => {
           pageSize: 1000,
           maxPages: 10_000,
           maxResponseBytes: 64 * 1024 * 1024,
-          collectors: { streams: true, sessions: true, server: true, dvrs: true },
+          collectors: DEFAULT_SWITCHES,
           streams: {},
           families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true },
           maxSeries: 100_000,
@@ -39,6 +45,12 @@ describe('defaults', () => {
         },
       ],
     });
+  });
+
+  test('collector switches default to the collector table', () => {
+    expect(COLLECTORS.length).toBeGreaterThan(0);
+    const { collectors } = load('servers:\n  - name: a\n    url: http://h\n').servers[0]!;
+    for (const entry of COLLECTORS) expect(collectors[entry.name], entry.name).toBe(entry.defaultEnabled);
   });
 
   test('a catena-only config is valid and gets the defaults of issue 5', () => {
