@@ -6,13 +6,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { COLLECTORS } from './collectors/index.js';
 import type { CollectorEntry } from './collectors/types.js';
 import type { ExporterConfig } from './config/types.js';
 import { buildApp } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
 import { Poller } from './poller.js';
-import { targetSpecs, type CatenaCollectorFactory, type TargetDeps } from './targets.js';
+import { builtInCatenaCollector, targetSpecs, type CatenaCollectorFactory, type TargetDeps } from './targets.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
@@ -45,12 +46,6 @@ export interface Exporter {
   stop(): Promise<void>;
 }
 
-/**
- * The built-in collector table. Until branch `collectors` lands, no collector is built in and
- * servers are polled with an empty collector set (flussonic_up reports the poll itself).
- */
-const BUILT_IN_COLLECTORS: readonly CollectorEntry[] = [];
-
 /** How long stop() lets aborted polls and pools wind down before dropping connections. */
 const STOP_GRACE_MS = 4000;
 
@@ -62,8 +57,8 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const cache = new ExpositionCache();
   const poller = new Poller({ self, cache, log: logger, random: deps.random });
   const targetDeps: TargetDeps = {
-    collectorTable: deps.collectors ?? BUILT_IN_COLLECTORS,
-    catenaCollector: deps.catenaCollector,
+    collectorTable: deps.collectors ?? COLLECTORS,
+    catenaCollector: deps.catenaCollector ?? builtInCatenaCollector,
     self,
     log: logger,
     userAgent: `flussonic-exporter/${version}`,

@@ -4,31 +4,24 @@
  * operations collector. See src/poller.ts for the Target / TargetCollector interface.
  */
 import type { Logger } from 'pino';
-import type { CollectorEntry, CollectOutcome } from './collectors/types.js';
+import type { CatenaCollector, CollectorEntry } from './collectors/types.js';
 import type { CatenaConfig, ExporterConfig, ServerConfig } from './config/types.js';
 import type { ApiStats } from './flussonic/api.js';
 import { FlussonicClient } from './flussonic/client.js';
 import type { SelfMetrics } from './metrics/self.js';
 import type { Target, TargetCollectContext, TargetSpec } from './poller.js';
+import { OperationsCollector } from './collectors/operations.js';
 
 /**
- * The operations collector of one Catena service, as branch `catena` provides it: it owns its
- * HTTP client (src/upstream/http.ts + walk.ts, X-Auth-Token) and its accumulated counters, and
- * writes all of them into `ctx.out` on every successful poll. It must not write
- * `flussonic_catena_up`: the poller sets that self-metric.
+ * Makes the operations collector of one Catena service (src/collectors/operations.ts). It owns its
+ * HTTP client and accumulated counters and writes all of them into `ctx.out` on every good poll;
+ * it never writes `flussonic_catena_up`, which the poller sets.
  */
-export interface CatenaCollector {
-  collect(ctx: TargetCollectContext): Promise<CollectOutcome>;
-  /** Closes its connection pool (and flushes its state file, if any). */
-  close(): Promise<void>;
-}
-
 export type CatenaCollectorFactory = (config: CatenaConfig, deps: { readonly stats: ApiStats; readonly log: Logger }) => CatenaCollector;
 
 export interface TargetDeps {
   readonly collectorTable: readonly CollectorEntry[];
-  /** Absent until the Catena collector is built in: Catena targets are then reported and skipped. */
-  readonly catenaCollector?: CatenaCollectorFactory;
+  readonly catenaCollector: CatenaCollectorFactory;
   readonly self: SelfMetrics;
   readonly log: Logger;
   readonly userAgent: string;
@@ -44,14 +37,8 @@ export function targetSpecs(config: ExporterConfig, deps: TargetDeps): TargetSpe
     fingerprint: fingerprint(server),
     create: () => serverTarget(server, deps),
   }));
-  const catenaCollector = deps.catenaCollector;
-  if (config.catena.length > 0 && !catenaCollector) {
-    deps.log.error({ catena: config.catena.map((c) => c.name) }, 'this build has no Catena operations collector; the catena targets are not polled');
-  }
-  if (catenaCollector) {
-    for (const catena of config.catena) {
-      specs.push({ kind: 'catena', name: catena.name, fingerprint: fingerprint(catena), create: () => catenaTarget(catena, catenaCollector, deps) });
-    }
+  for (const catena of config.catena) {
+    specs.push({ kind: 'catena', name: catena.name, fingerprint: fingerprint(catena), create: () => catenaTarget(catena, deps.catenaCollector, deps) });
   }
   return specs;
 }
@@ -85,6 +72,9 @@ export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
     close: () => client.close(),
   };
 }
+
+/** The built-in Catena collector. */
+export const builtInCatenaCollector: CatenaCollectorFactory = (config, { stats, log }) => new OperationsCollector(config, { logger: log, stats, now: Date.now });
 
 export function catenaTarget(config: CatenaConfig, factory: CatenaCollectorFactory, deps: TargetDeps): Target {
   const collector = factory(config, { stats: deps.self.apiStats(config.name), log: deps.log.child({ catena: config.name }) });

@@ -37,13 +37,19 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
     // The metrics path is served as configured, also with a trailing slash.
-    ignoreTrailingSlash: true,
+    routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
 
   const get = (path: string, handler: (reply: FastifyReply, acceptEncoding: string | undefined) => Promise<FastifyReply> | FastifyReply) => {
     app.get(path, (request, reply) => handler(reply, request.headers['accept-encoding']));
-    app.route({ method: [...OTHER_METHODS], url: path, handler: (_request, reply) => methodNotAllowed(reply) });
+    // Answered in onRequest, before fastify would look at (and perhaps reject) a request body.
+    app.route({
+      method: [...OTHER_METHODS],
+      url: path,
+      onRequest: async (_request, reply) => methodNotAllowed(reply),
+      handler: async (_request, reply) => methodNotAllowed(reply),
+    });
   };
 
   get(deps.metricsPath, async (reply, acceptEncoding) => {

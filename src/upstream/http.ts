@@ -209,11 +209,12 @@ export class UpstreamHttp {
     if (bytes === 0) throw this.fail(endpoint, new UpstreamInvalidJsonError('invalid_json', this.target, endpoint, 'empty body, expected a JSON object'), true);
     const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
     let value: unknown;
+    const text = buffer.toString('utf8');
     try {
-      value = JSON.parse(buffer.toString('utf8'));
+      value = JSON.parse(text);
     } catch (cause) {
       // The SyntaxError text quotes the body; only its kind is kept, upstream text stays out of logs.
-      const kind = cause instanceof Error && /end of (JSON )?input|Unterminated/i.test(cause.message) ? 'truncated JSON' : 'not valid JSON';
+      const kind = isTruncation(cause, text.length) ? 'truncated JSON' : 'not valid JSON';
       throw this.fail(endpoint, new UpstreamInvalidJsonError('invalid_json', this.target, endpoint, `response body is ${kind} (${bytes} bytes)`), true);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -287,6 +288,14 @@ export function encodeQuery(query: Query | undefined): string {
     out += `${out ? '&' : '?'}${encodeURIComponent(key)}=${encodeURIComponent(value).replace(/%2C/gi, ',')}`;
   }
   return out;
+}
+
+/** Whether JSON.parse failed because the text ended early (the error points at its end). */
+function isTruncation(error: unknown, length: number): boolean {
+  if (!(error instanceof Error)) return false;
+  if (/end of (JSON )?input|Unterminated/i.test(error.message)) return true;
+  const at = /at position (\d+)/.exec(error.message);
+  return at !== null && Number(at[1]) >= length;
 }
 
 function errorCode(e: unknown): string | undefined {
