@@ -58,7 +58,7 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
 /** Validates a loose config value; throws a ConfigError listing every problem. */
 export function validateConfig(raw: unknown, options: ValidateOptions): ExporterConfig {
   const { config, problems } = checkConfig(raw, options);
-  if (!config) throw new ConfigError(options.source, problems.map(toConfigProblem));
+  if (!config) throw new ConfigError(options.source, problems.map((problem) => toConfigProblem(problem)));
   return config;
 }
 
@@ -76,18 +76,18 @@ function readEntries<T>(top: Section, key: string, read: (section: Section) => T
 }
 
 /**
- * Names are unique across servers and catena: they are label values, and the poller, its
- * self-metrics and its logs refer to targets by name alone.
+ * Names are unique within `servers` and within `catena`: each is the value of its label (`server`,
+ * `catena`), and the poller and its logs refer to a target by kind and name. A server and a
+ * catena entry may share a name (the demo has both called `demo`).
  */
 function checkUniqueNames(run: ValidationRun, servers: readonly ServerConfig[], catena: readonly CatenaConfig[]): void {
-  const firstUse = new Map<string, string>();
   const check = (list: string, names: readonly string[]): void => {
+    const firstUse = new Map<string, number>();
     names.forEach((name, index) => {
       if (name === '') return;
-      const here = `${list}[${index}]`;
       const earlier = firstUse.get(name);
-      if (earlier) run.report([list, index, 'name'], `duplicate name ${JSON.stringify(name)} (already used by ${earlier}); names must be unique`);
-      else firstUse.set(name, here);
+      if (earlier !== undefined) run.report([list, index, 'name'], `duplicate name ${JSON.stringify(name)} (already used by ${list}[${earlier}]); names must be unique`);
+      else firstUse.set(name, index);
     });
   };
   check('servers', servers.map((s) => s.name));

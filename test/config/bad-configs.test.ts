@@ -29,7 +29,6 @@ const BAD: readonly BadCase[] = [
   { what: 'server without name', yaml: 'servers:\n  - url: http://h\n', path: 'servers[0].name', message: /^required$/ },
   { what: 'duplicate server names', yaml: `${SERVER}  - name: edge-1\n    url: http://h2\n`, path: 'servers[1].name', message: /duplicate name "edge-1" \(already used by servers\[0\]\)/ },
   { what: 'duplicate catena names', yaml: `${CATENA}  - name: billing\n    url: http://c2\n    api_key: k\n`, path: 'catena[1].name', message: /duplicate name "billing" \(already used by catena\[0\]\)/ },
-  { what: 'catena named like a server', yaml: `${SERVER}catena:\n  - name: edge-1\n    url: http://c\n    api_key: k\n`, path: 'catena[0].name', message: /duplicate name "edge-1" \(already used by servers\[0\]\)/ },
   { what: 'unknown top-level key with a typo', yaml: `${SERVER}poll_intervall: 15s\n`, path: 'poll_intervall', message: /^unknown key \(did you mean poll_interval\?\)$/ },
   { what: 'unknown server key with a typo', yaml: `${SERVER}    pasword: x\n`, path: 'servers[0].pasword', message: /^unknown key \(did you mean password\?\)$/ },
   { what: 'unknown key far from any', yaml: `${SERVER}    colour: blue\n`, path: 'servers[0].colour', message: /^unknown key \(known keys: name, url, / },

@@ -160,6 +160,11 @@ catena:
     ]);
   });
 
+  test('a server and a catena entry may share a name (their labels differ)', () => {
+    const config = load('servers:\n  - name: demo\n    url: http://h\ncatena:\n  - name: demo\n    url: http://c\n    api_key: k\n');
+    expect([config.servers[0]!.name, config.catena[0]!.name]).toEqual(['demo', 'demo']);
+  });
+
   test('listen addresses: any host, IPv6, ephemeral port', () => {
     const at = (address: string): ExporterConfig['listenAddress'] => load(`listen_address: "${address}"\ncatena: [{ name: c, url: "http://c", api_key: k }]\n`).listenAddress;
     expect(at(':9228')).toEqual({ host: '0.0.0.0', port: 9228 });
