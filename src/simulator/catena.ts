@@ -280,20 +280,23 @@ export class CatenaActivity {
 
   /** Seed each portal with packages and subscribers at `from`, then run activity until `to`. */
   history(from: number, to: number): void {
+    let seeded = from;
     for (const portal of this.portals) {
       let t = from;
       for (const name of PACKAGE_NAMES.slice(0, 4)) this.createPackage(portal, (t += this.rng.int(1000, 60_000)), name);
       for (let i = 0; i < 12; i++) this.createSubscriber(portal, (t += this.rng.int(10_000, 600_000)));
+      seeded = Math.max(seeded, t);
     }
-    this.run(from + 3600_000, to);
+    // Activity starts after every portal's seed, so nothing refers to what does not exist yet.
+    this.run(seeded, to);
   }
 
-  /** Generate activity in (from, to]. */
+  /** Generate activity in (from, to): events that take two instants (t, t+1) end before `to`. */
   run(from: number, to: number): void {
-    if (to <= from) return;
+    if (to - from < 2) return;
     for (const portal of this.portals) {
       const count = this.rng.poisson((OPERATIONS_PER_HOUR * (to - from)) / 3600_000);
-      const times = Array.from({ length: count }, () => from + 1 + Math.floor(this.rng.next() * (to - from))).sort((a, b) => a - b);
+      const times = Array.from({ length: count }, () => from + 1 + Math.floor(this.rng.next() * (to - from - 2))).sort((a, b) => a - b);
       for (const t of times) this.oneEvent(portal, t);
     }
   }
@@ -312,7 +315,7 @@ export class CatenaActivity {
       case 1: {
         // Auto-registration on first SMS login; free packages are connected right away.
         const sub = this.createSubscriber(portal, t, 'autoCreateSubscriber');
-        for (const pkg of pkgs) if (pkg.free) this.subscribe(portal, sub, pkg, t);
+        for (const pkg of pkgs) if (pkg.free) this.subscribe(portal, sub, pkg, t + 1);
         return;
       }
       case 2: {
@@ -342,9 +345,10 @@ export class CatenaActivity {
       case 6: {
         if (subs.length <= 5) return;
         const sub = this.rng.pick(subs);
-        // Deleting a subscriber cancels all its subscriptions first, in the same instant.
+        // Deleting a subscriber cancels all its subscriptions first (together, one instant), then
+        // removes it a millisecond later: equal timestamps that a reader must page through.
         for (const pkgId of [...sub.packages]) this.unsubscribe(portal, sub, pkgId, t);
-        this.log.add({ type: 'deleteSubscriber', portalId: portal.portalId, subscriberId: sub.id, packageId: null, createdAt: t, payload: { subscriberId: sub.id, name: sub.name } }, t);
+        this.log.add({ type: 'deleteSubscriber', portalId: portal.portalId, subscriberId: sub.id, packageId: null, createdAt: t + 1, payload: { subscriberId: sub.id, name: sub.name } }, t + 1);
         portal.subscribers.delete(sub.id);
         return;
       }
@@ -358,7 +362,7 @@ export class CatenaActivity {
         const pkg = this.rng.pick(pkgs);
         // A package may be deleted only when nobody is subscribed: cancel those first.
         for (const sub of subs) if (sub.packages.has(pkg.id)) this.unsubscribe(portal, sub, pkg.id, t);
-        this.log.add({ type: 'deletePackage', portalId: portal.portalId, subscriberId: null, packageId: pkg.id, createdAt: t, payload: { packageId: pkg.id, packageName: pkg.name } }, t);
+        this.log.add({ type: 'deletePackage', portalId: portal.portalId, subscriberId: null, packageId: pkg.id, createdAt: t + 1, payload: { packageId: pkg.id, packageName: pkg.name } }, t + 1);
         portal.packages.delete(pkg.id);
       }
     }

@@ -312,7 +312,7 @@ function check(value: unknown, schema: Schema, path: (string | number)[], proble
         if (!sub) continue; // unknown member: ignored
         if (member?.readOnly) continue; // set by the server: ignored
         const v = obj[key];
-        if (v === null && member && !path.some((p) => typeof p === 'number')) {
+        if (v === null && !path.some((p) => typeof p === 'number')) {
           // null removes a stored value (merge patch): kept so the merge sees it. Inside arrays,
           // which are replaced whole, null is an ordinary value and must fit the schema.
           out[key] = null;

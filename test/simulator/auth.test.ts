@@ -91,7 +91,7 @@ describe('operations log auth', () => {
   afterAll(() => sim.close());
 
   it('answers a missing or unknown X-Auth-Token with 401 and the error structure', async () => {
-    for (const headers of [{}, { 'x-auth-token': 'wrong' }, { authorization: basic('key-a', '') }]) {
+    for (const headers of [{}, { 'x-auth-token': 'wrong' }, { authorization: basic('key-a', '') }] as Record<string, string>[]) {
       const res = await getJson(`${sim.url}/tv-management/api/v1/operations`, { headers });
       expect(res.status).toBe(401);
       expect(res.body.errors[0]).toMatchObject({ status: '401', code: 'unauthorized' });

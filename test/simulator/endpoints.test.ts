@@ -82,7 +82,7 @@ describe.each(['flat', 'nested'] as const)('endpoints (%s shape)', (shape) => {
     expect(res.status).toBe(200);
     expect(res.body.name).toBe(name);
     const sel = await getJson(`${api}/streams/${encodeURIComponent(name)}?select=name,stats.alive`);
-    expect(sel.body).toEqual({ name, stats: { alive: sim.world.streams.get(name)!.stats.alive } });
+    expect(sel.body).toEqual({ name, stats: { alive: (sim.world.streams.get(name)!.stats as { alive: boolean }).alive } });
     const missing = await getJson(`${api}/streams/no-such-stream`);
     expect(missing.status).toBe(404);
     expect(missing.body.errors[0]).toMatchObject({ status: '404', code: 'not_found' });
