@@ -101,9 +101,9 @@ export class Section {
   }
 
   /** Reports every key not in `known`, with the closest known key as a suggestion. */
-  rejectUnknownKeys(known: readonly string[]): void {
+  rejectUnknownKeys(known: readonly string[], isExtension: (key: string) => boolean = () => false): void {
     for (const key of Object.keys(this.raw)) {
-      if (known.includes(key)) continue;
+      if (known.includes(key) || isExtension(key)) continue;
       const suggestion = closestKey(key, known);
       this.report(key, suggestion ? `unknown key (did you mean ${suggestion}?)` : `unknown key (known keys: ${known.join(', ')})`);
     }

@@ -33,7 +33,8 @@ export interface ParseOptions {
 /** The same as loadConfig for YAML text already in memory. */
 export function parseConfigText(text: string, options: ParseOptions): ExporterConfig {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // merge: `<<: *anchor` lets servers share settings defined once (under an `x-` key).
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(options.source, doc.errors.map((error) => yamlProblem(error.message, lineCounter.linePos(error.pos[0]))));
   }

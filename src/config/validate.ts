@@ -31,7 +31,8 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
   const run = new ValidationRun(options.expandedPaths ?? new Set());
   const top = Section.of(run, [], raw);
   if (!top) return { config: undefined, problems: run.problems };
-  top.rejectUnknownKeys(KNOWN_KEYS.top);
+  // Top-level keys starting with `x-` are the user's (YAML anchors to merge into servers), as in docker compose.
+  top.rejectUnknownKeys(KNOWN_KEYS.top, (key) => key.startsWith('x-'));
   const files: FileContext = { baseDir: options.baseDir };
 
   const pollIntervalMs = top.duration('poll_interval', { minMs: DEFAULTS.minPollIntervalMs }) ?? DEFAULTS.pollIntervalMs;

@@ -183,6 +183,33 @@ catena:
   });
 });
 
+describe('shared settings', () => {
+  test('x- keys hold anchors that servers merge with <<', () => {
+    const config = load(`
+x-edge: &edge
+  username: monitor
+  password: pw
+  timeout: 5s
+servers:
+  - <<: *edge
+    name: edge-1
+    url: http://flussonic-1
+  - <<: *edge
+    name: edge-2
+    url: http://flussonic-2
+    timeout: 3s
+`);
+    expect(config.servers.map((s) => [s.name, s.timeoutMs, s.credentials])).toEqual([
+      ['edge-1', 5000, { kind: 'basic', username: 'monitor', password: 'pw' }],
+      ['edge-2', 3000, { kind: 'basic', username: 'monitor', password: 'pw' }],
+    ]);
+  });
+
+  test('an unknown key merged in from an anchor is still reported', () => {
+    expect(() => load('x-edge: &edge\n  colour: red\nservers:\n  - <<: *edge\n    name: a\n    url: http://h\n')).toThrow('servers[0].colour: unknown key');
+  });
+});
+
 describe('environment variables', () => {
   test('${VAR} expands in any string, $${ is a literal', () => {
     const config = load('servers:\n  - name: ${EDGE}\n    url: http://${HOST}:80\n    username: monitor\n    password: "pre-${PW}-$${NOT_A_VAR}"\n', {
