@@ -223,7 +223,7 @@ class TargetRunner {
     this.timer = undefined;
     this.inFlight?.abort(new Error(why));
     await this.chain;
-    await this.target.close();
+    await this.target.close().catch((err: unknown) => this.log.warn({ err }, 'closing the target failed'));
   }
 
   private schedule(delayMs: number): void {

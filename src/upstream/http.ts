@@ -139,14 +139,16 @@ export class UpstreamHttp {
     signal.addEventListener('abort', onOuterAbort, { once: true });
     let bytes = 0;
 
-    const noResponse = (cause: unknown): Error => {
+    /** A request that got no (complete) response; `bodyBytes` is set once the body had started. */
+    const noResponse = (cause: unknown, bodyBytes?: number): Error => {
       if (timedOut) return this.fail(endpoint, this.timeoutError(endpoint, cause), true);
       if (signal.aborted) return this.fail(endpoint, this.abortedError(endpoint, signal, cause), false);
       const code = errorCode(cause);
       if (code && TIMEOUT_CODES.has(code)) return this.fail(endpoint, this.timeoutError(endpoint, cause), true);
+      const what = bodyBytes === undefined ? 'connection failed' : `connection lost after ${bodyBytes} bytes of the body`;
       return this.fail(
         endpoint,
-        new UpstreamConnectionError('connection', this.target, endpoint, this.redact(`connection failed: ${describeCause(cause)}`), { cause }),
+        new UpstreamConnectionError('connection', this.target, endpoint, this.redact(`${what}: ${describeCause(cause)}`), { cause }),
         true,
       );
     };
@@ -195,7 +197,7 @@ export class UpstreamHttp {
         }
       } catch (cause) {
         if (cause instanceof Failure) throw cause;
-        throw noResponse(cause);
+        throw noResponse(cause, bytes);
       }
       return this.parse(endpoint, chunks, bytes);
     } finally {

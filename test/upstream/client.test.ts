@@ -272,6 +272,7 @@ describe('failures', () => {
     });
     e = await failure(dropped.client.getJson('/streams', '/streams', AbortSignal_()));
     expect(e.reason).toBe('connection');
+    expect(e.message).toContain('connection lost after 12 bytes of the body');
     expect(dropped.stats.requests).toEqual(['/streams 200', '/streams 200']);
   });
 });
