@@ -3,7 +3,7 @@
  * query language, single streams with upsert/delete/create, sessions, server stats, DVRs, schema.
  */
 import { ApiError, notFound } from './errors.js';
-import { parseQuery, project, parseSelect, runQuery, type JsonRecord } from './query.js';
+import { parseQuery, project, parseSelect, runQuery, type JsonRecord, type QueryCache } from './query.js';
 import { openApiDocument } from './schema.js';
 import { DVRS_SPEC, SESSIONS_SPEC, STREAMS_SPEC, type SimWorld } from './world.js';
 
@@ -34,6 +34,7 @@ const methodNotAllowed = (allowed: string) => new ApiError(405, [{ code: 'method
 export class FlussonicRoutes {
   /** Idempotency-Key -> the first response, replayed for repeats (section 4.5). */
   private readonly idempotent = new Map<string, RouteResult>();
+  private readonly caches = new Map<string, { version: number; results: Map<string, readonly unknown[]> }>();
 
   constructor(
     private readonly world: SimWorld,
@@ -91,7 +92,7 @@ export class FlussonicRoutes {
 
   private collection(items: readonly unknown[], req: RouteRequest, spec: typeof STREAMS_SPEC, presortedBy: string): RouteResult {
     const query = parseQuery(req.query, spec);
-    const page = runQuery(items, query, spec, presortedBy);
+    const page = runQuery(items, query, spec, presortedBy, this.cacheFor(spec.name));
     return { status: 200, body: { [spec.name]: page.items, estimated_count: page.estimated_count, next: page.next, prev: page.prev, timing: page.timing } };
   }
 
@@ -145,6 +146,21 @@ export class FlussonicRoutes {
     }
     const { stream } = world.streams.put(name, body);
     return { status: 201, body: stream, headers: { location: this.location(name) } };
+  }
+
+  /** A query cache per collection, emptied whenever the world changed (time moved, a mutation). */
+  private cacheFor(collection: string): QueryCache {
+    const version = this.world.version;
+    let entry = this.caches.get(collection);
+    if (!entry || entry.version !== version) this.caches.set(collection, (entry = { version, results: new Map() }));
+    const results = entry.results;
+    return {
+      get: (key) => results.get(key),
+      set: (key, ordered) => {
+        if (results.size >= 8) results.delete(results.keys().next().value as string);
+        results.set(key, ordered);
+      },
+    };
   }
 
   private location(name: string): string {

@@ -382,21 +382,37 @@ export function project(value: unknown, tree: SelectTree): unknown {
 // ---- the query -----------------------------------------------------------------------------
 
 /**
+ * Filtered and sorted collections of one unchanged world state, so that the pages of a walk with
+ * a filter or a non-default sort do not filter and sort 100,000 items again. The caller empties
+ * it whenever the collection may have changed.
+ */
+export interface QueryCache {
+  get(key: string): readonly unknown[] | undefined;
+  set(key: string, ordered: readonly unknown[]): void;
+}
+
+/**
  * Run a parsed query over `items`. `presortedBy` is the sort spec the array is already in (its
  * default order); a request with that order skips the sort.
  */
-export function runQuery(items: readonly unknown[], query: ParsedQuery & { q?: string }, spec: CollectionSpec, presortedBy?: string): QueryPage {
+export function runQuery(items: readonly unknown[], query: ParsedQuery & { q?: string }, spec: CollectionSpec, presortedBy?: string, cache?: QueryCache): QueryPage {
   const t0 = performance.now();
-  const filtered = query.filters.length === 0 && query.q === undefined ? items : items.filter((item) => matches(item, query.filters, query.q));
+  const unfiltered = query.filters.length === 0 && query.q === undefined;
+  const presorted = presortedBy === query.sortSpec;
+  const cacheKey = cache && !(unfiltered && presorted) ? JSON.stringify([query.filters.map((f) => [f.param, f.values]), query.q ?? null, query.sortSpec]) : undefined;
+  const cached = cacheKey !== undefined ? cache!.get(cacheKey) : undefined;
+
+  const filtered = cached ?? (unfiltered ? items : items.filter((item) => matches(item, query.filters, query.q)));
   const t1 = performance.now();
 
   let ordered: readonly unknown[] = filtered;
-  if (presortedBy !== query.sortSpec) {
+  if (!presorted && !cached) {
     // Decorate once: reading dotted paths inside the comparator would cost n log n lookups.
     const decorated = filtered.map((item) => ({ item, key: sortValues(item, query.sort) }));
     decorated.sort((a, b) => compareTuples(a.key, b.key, query.sort, spec));
     ordered = decorated.map((d) => d.item);
   }
+  if (cacheKey !== undefined && !cached) cache!.set(cacheKey, ordered);
   const t2 = performance.now();
 
   let start = 0;

@@ -176,7 +176,6 @@ export class ServerState {
       license_type: 'online',
       license_txt: 'sim-license-7f3a9c2e1b',
       config_version: [Math.floor(this.startedAt / 1000), 4],
-      next_version: null,
       transcoder: this.devices.length > 0,
       cpu_usage: Math.round(this.cpu),
       memory_usage: Math.round(this.memory),
