@@ -25,9 +25,14 @@ export interface Fault {
   oversizedBytes?: number;
   /** Answer 401 whatever the credentials. */
   authReject?: boolean;
+  /**
+   * Collections: the other faults hit only continuation pages (requests carrying `cursor=`), so
+   * the first page is served normally and a walk fails part-way through.
+   */
+  afterFirstPage?: boolean;
 }
 
-const FAULT_KEYS: readonly (keyof Fault)[] = ['latencyMs', 'errorRate', 'status', 'malformedJson', 'truncateBody', 'hang', 'repeatCursor', 'oversizedBytes', 'authReject'];
+const FAULT_KEYS: readonly (keyof Fault)[] = ['latencyMs', 'errorRate', 'status', 'malformedJson', 'truncateBody', 'hang', 'repeatCursor', 'oversizedBytes', 'authReject', 'afterFirstPage'];
 
 export function validateFault(fault: Fault): void {
   for (const key of Object.keys(fault)) {
@@ -87,7 +92,7 @@ export function parseFaultSpec(spec: string): Fault {
     }
   }
   const typed = fault as Fault;
-  for (const k of ['malformedJson', 'truncateBody', 'hang', 'repeatCursor', 'authReject'] as const) {
+  for (const k of ['malformedJson', 'truncateBody', 'hang', 'repeatCursor', 'authReject', 'afterFirstPage'] as const) {
     if (typed[k] !== undefined && typeof typed[k] !== 'boolean') throw new TypeError(`fault ${k} takes no value`);
   }
   for (const k of ['latencyMs', 'errorRate', 'status', 'oversizedBytes'] as const) {

@@ -124,7 +124,9 @@ export class SimulatorHttp {
       return this.sendError(res, new ApiError(400, [{ code: 'invalid_path', title: 'the path is not valid percent-encoding' }]));
     }
     const endpoint = faultEndpoint(parsed.area, segments);
-    const fault = this.deps.faults.get(endpoint);
+    const configured = this.deps.faults.get(endpoint);
+    // A fault limited to continuation pages leaves the first page of a walk alone.
+    const fault = configured.afterFirstPage && !parsed.query.has('cursor') ? {} : configured;
 
     if (fault.latencyMs) {
       await this.delay(fault.latencyMs);
