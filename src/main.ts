@@ -18,12 +18,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return print(USAGE);
     case 'version':
       return print(readVersion());
-    case 'simulate': {
-      // TODO(sim): a typed `import('./simulator/cli.js')` once branch sim has that module.
-      const simulatorCli = './simulator/cli.js';
-      const { runSimulate } = (await import(simulatorCli)) as { runSimulate: (argv: string[]) => Promise<number> };
-      return runSimulate([...command.argv]);
-    }
+    case 'simulate':
+      // Loaded only for this subcommand, like the demo: the exporter itself never imports the simulator.
+      return (await import('./simulator/cli.js')).runSimulate([...command.argv]);
     case 'check': {
       const { servers, catena } = loadConfig(command.configPath);
       return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena)`);

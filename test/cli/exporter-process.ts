@@ -110,6 +110,25 @@ export class ExporterProcess {
     });
   }
 
+  /** The first match of `pattern` in stdout (already written or to come), bounded in time. */
+  async waitForOutput(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpExecArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(this.stdout);
+      if (match) return match;
+      if (this.child.exitCode !== null || this.child.signalCode !== null) throw new Error(`exited before printing ${pattern}; stdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (Date.now() > deadline) throw new Error(`${pattern} not printed within ${timeoutMs} ms; stdout:\n${this.stdout}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()) + 1);
+        const done = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.child.stdout!.once('data', done).once('end', done);
+      });
+    }
+  }
+
   /** The base URL once the exporter logged that it listens. */
   async baseUrl(): Promise<string> {
     const line = await this.waitForLog((l) => l.msg === 'listening');

@@ -185,6 +185,25 @@ const DEMO_EXPECTED: Readonly<Record<string, readonly RegExp[]>> = {
   dvrs: [/^flussonic_dvr_storage_size_bytes\{server="demo",/m],
 };
 
+describe('simulate', () => {
+  test('runs the simulator alone on the given port until SIGTERM', async () => {
+    const simulator = new ExporterProcess(['simulate', '--port', '0', '--streams', '3', '--sessions', '5', '--seed', '7']);
+    const [, apiUrl] = await simulator.waitForOutput(/media server API: (http:\/\/127\.0\.0\.1:\d+\/streamer\/api\/v3)/);
+    await simulator.waitForOutput(/Stop with Ctrl-C\./);
+    const page = (await (await fetch(`${apiUrl}/streams?select=name`)).json()) as { streams: { name: string }[] };
+    expect(page.streams).toHaveLength(3);
+    simulator.child.kill('SIGTERM');
+    expect(await simulator.exitWithin(5000)).toEqual({ code: 0, signal: null });
+    expect(simulator.stdout).toContain('simulator stopped');
+  });
+
+  test('bad simulate flags: exit 2', async () => {
+    const result = await runToExit(['simulate', '--streams', 'many']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^flussonic-exporter simulate: /);
+  });
+});
+
 describe('--demo', () => {
   test('serves flussonic_ metrics of the embedded simulator: every built-in collector and catena', async () => {
     const exporter = new ExporterProcess(['--demo', '--listen-address', '127.0.0.1:0']);
