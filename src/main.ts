@@ -4,7 +4,6 @@
  * signals. Exit codes: 0 clean stop, 2 bad arguments or config, 1 runtime failure.
  */
 import { applyOverrides, failureReport, listenFailure, parseCli, USAGE, type CliCommand } from './cli.js';
-import { COLLECTORS } from './collectors/index.js';
 import { loadConfig, type ExporterConfig } from './config/index.js';
 import { createExporter } from './exporter.js';
 import { reloadOnSighup, untilStopped } from './lifecycle.js';
@@ -37,7 +36,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path) : demo!.config, overrides);
   const config = load();
   const logger = createLogger(config.logLevel);
-  const exporter = createExporter({ config, logger, version: readVersion(), collectors: COLLECTORS });
+  const exporter = createExporter({ config, logger, version: readVersion() });
   // Signals are handled from here on: one that arrives while binding the port still stops cleanly.
   let stopping = false;
   const stopped = untilStopped(async () => {
