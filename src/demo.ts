@@ -23,7 +23,8 @@ export async function startDemo(): Promise<Demo> {
   const apiKey = randomBytes(16).toString('hex');
   const simulator = await startSimulator({
     ...WORLD,
-    // The 2025 stats shape with DVR storage stats: the richest set of families.
+    // The 2025 (nested) stats shape with DVR storage stats: the richest set of families (input
+    // errors and switches, transcoder). Only the flat-shape fields (retry_count, output_bitrate) stay empty.
     shape: 'nested',
     dvrStats: true,
     catenaKeys: [{ key: apiKey, portal: PORTAL }],
