@@ -197,6 +197,37 @@ describe('exporter against the simulator', () => {
     expect(log.text()).not.toContain(CATENA_KEY);
   });
 
+  it('keeps a Catena service\'s counters through a reload that changes its entry', async () => {
+    const catena = catenaConfig('billing', sim1.url, { apiKey: CATENA_KEY, start: { kind: 'history', ms: 5 * 365 * 86_400_000 } });
+    const { exporter, metrics } = setup(servers(), [catena]);
+    await exporter.pollOnce('billing');
+    const before = samples(await metrics(), 'flussonic_catena_operations_total', { catena: 'billing', portal: 'portal-1' });
+    expect(before.reduce((sum, s) => sum + s.value, 0)).toBeGreaterThan(0);
+
+    exporter.reload(exporterConfig(servers(), { catena: [{ ...catena, pageSize: catena.pageSize + 1 }] }));
+    await exporter.pollOnce('billing');
+    // Nothing new happened upstream: a reset would show fewer, a recount more.
+    expect(samples(await metrics(), 'flussonic_catena_operations_total', { catena: 'billing', portal: 'portal-1' })).toEqual(before);
+  });
+
+  it('withdraws only the Catena service\'s self-metrics when it leaves, though a server has its name', async () => {
+    const catena = catenaConfig('edge-1', sim1.url, { apiKey: CATENA_KEY, start: { kind: 'history', ms: 86_400_000 } });
+    const { exporter, metrics } = setup(servers(), [catena]);
+    await exporter.pollOnce();
+    let text = await metrics();
+    expect(value(text, 'flussonic_exporter_collector_success', { server: 'edge-1', collector: 'operations' })).toBe(1);
+    expect(value(text, 'flussonic_catena_up', { catena: 'edge-1' })).toBe(1);
+
+    exporter.reload(exporterConfig(servers(), { catena: [] }));
+    await exporter.pollOnce('edge-2'); // settles the reload without polling edge-1 again
+    text = await metrics();
+    expect(samples(text, 'flussonic_exporter_collector_success', { server: 'edge-1', collector: 'operations' })).toEqual([]);
+    expect(samples(text, 'flussonic_catena_up', { catena: 'edge-1' })).toEqual([]);
+    expect(value(text, 'flussonic_exporter_collector_success', { server: 'edge-1', collector: 'streams' })).toBe(1);
+    expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
+    expect(value(text, 'flussonic_exporter_api_requests_total', { server: 'edge-1', endpoint: '/streams', code: '200' })).toBeGreaterThan(0);
+  });
+
   it('serves a /metrics that promtool check metrics accepts with no findings, for both stats shapes and Catena', async (ctx) => {
     const bin = findBinary('promtool');
     if (!bin) return ctx.skip();
