@@ -112,15 +112,20 @@ export function transcodersDashboard(): Dashboard {
         queries: [q(`sum(${transcoder('flussonic_stream_transcoder_overloaded')}) or vector(0)`, 'overloaded')],
       }),
       table({
-        title: 'Overloaded transcoders',
-        description: 'Streams whose transcoder is overloaded now, with its device kind and target. FlussonicTranscoderOverloaded fires after 5 minutes.',
+        title: 'Transcoder state',
+        description:
+          'Every transcoder of the selected streams with its device kind (hw) and target, overloaded ones first. ' +
+          'FlussonicTranscoderOverloaded fires after 5 minutes of overload.',
         unit: 'none',
         w: 12,
         h: 4,
-        hide: ['job', 'Value'],
+        hide: ['job'],
+        sortBy: 'State',
+        mappings: booleanMappings('ok', 'overloaded', 'green', 'red'),
+        columns: [{ field: 'Value', name: 'State' }],
         queries: [
           q(
-            `max by (server, stream) (${transcoder('flussonic_stream_transcoder_overloaded')} == 1) * on (server, stream) group_left (hw, target) max by (server, stream, hw, target) (${transcoder('flussonic_stream_transcoder_info')})`,
+            `max by (server, stream) (${transcoder('flussonic_stream_transcoder_overloaded')}) * on (server, stream) group_left (hw, target) max by (server, stream, hw, target) (${transcoder('flussonic_stream_transcoder_info')})`,
           ),
         ],
       }),
