@@ -117,7 +117,7 @@ export function exporterDashboard(): Dashboard {
       }),
       timeseries({
         title: 'API errors by reason',
-        description: 'Failed upstream requests per second by reason: timeout, connection, http, invalid_json, too_large, cursor_loop, auth.',
+        description: 'Failed upstream requests per second by reason: timeout, connection, http, invalid_json, too_large, cursor_loop, auth, shape (a response of the wrong structure).',
         unit: 'reqps',
         queries: [
           q(`sum by (server, endpoint, reason) (rate(${sel('flussonic_exporter_api_errors_total', S)}[$__rate_interval]))`, '{{server}} {{endpoint}} {{reason}}'),
