@@ -19,6 +19,8 @@ export class ExporterError extends Error {
 export interface ConfigProblem {
   readonly path: string;
   readonly message: string;
+  /** Line in the YAML file, where the problem has one. */
+  readonly line?: number;
 }
 
 export class ConfigError extends ExporterError {
@@ -57,4 +59,25 @@ export class UpstreamTimeoutError extends UpstreamError {
 }
 export class UpstreamShapeError extends UpstreamError {
   override name = 'UpstreamShapeError';
+}
+
+/** No usable connection: refused, reset, DNS failure, closed mid-response. */
+export class UpstreamConnectionError extends UpstreamError {
+  override name = 'UpstreamConnectionError';
+}
+/** The upstream refused the credentials (401/403). */
+export class UpstreamAuthError extends UpstreamHttpError {
+  override name = 'UpstreamAuthError';
+}
+/** The response body grew past the configured cap; it was cut off, not buffered. */
+export class UpstreamBodyTooLargeError extends UpstreamError {
+  override name = 'UpstreamBodyTooLargeError';
+}
+/** The response body is not JSON, or is truncated JSON. */
+export class UpstreamInvalidJsonError extends UpstreamError {
+  override name = 'UpstreamInvalidJsonError';
+}
+/** A cursor walk that does not advance: repeated cursor, a page with nothing new, the page cap. */
+export class CursorLoopError extends UpstreamError {
+  override name = 'CursorLoopError';
 }

@@ -34,3 +34,20 @@ export interface CollectorEntry {
   readonly defaultEnabled: boolean;
   readonly create: (config: ServerConfig) => Collector;
 }
+
+/** What the operations collector of a Catena target gets for one poll. Only the poller builds it. */
+export interface CatenaCollectContext {
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  /** Where the samples of this poll go; `catena` is already set as the first label. */
+  readonly out: SeriesWriter;
+}
+
+/**
+ * One instance per Catena target, created once (it keeps its ledger across polls). collect()
+ * throws an UpstreamError on failure and then changes nothing; close() releases its connections.
+ */
+export interface CatenaCollector {
+  collect(ctx: CatenaCollectContext): Promise<void>;
+  close(): Promise<void>;
+}

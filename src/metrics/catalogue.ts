@@ -147,9 +147,9 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_session_duration_seconds', 'histogram', 'sessions', ['server', 'proto'], 'Lifetime of closed sessions in seconds (closed_at or last seen, minus opened_at).'),
 
   // DVR storages: GET /dvrs
-  family('flussonic_dvr_storage_size_bytes', 'gauge', 'dvrs', ['server', 'dvr'], 'Size of a DVR storage in bytes (stats.size).'),
-  family('flussonic_dvr_storage_used_bytes', 'gauge', 'dvrs', ['server', 'dvr'], 'Used space of a DVR storage in bytes (stats.used).'),
-  family('flussonic_dvr_storage_errors_total', 'counter', 'dvrs', ['server', 'dvr', 'error'], 'Errors of a DVR storage by kind (stats.errors.<error>).'),
+  family('flussonic_dvr_storage_size_bytes', 'gauge', 'dvrs', ['server', 'dvr'], 'Size of a DVR storage in bytes (stats.size; without DVR-level stats, the sum of disks[].stats.size).'),
+  family('flussonic_dvr_storage_used_bytes', 'gauge', 'dvrs', ['server', 'dvr'], 'Used space of a DVR storage in bytes (stats.used; without it, size x usage / 100 of the storage or of each disk).'),
+  family('flussonic_dvr_storage_errors_total', 'counter', 'dvrs', ['server', 'dvr', 'error'], 'Errors of a DVR storage by kind (stats.errors.<error>; without DVR-level stats, summed over disks[].stats.errors).'),
 
   // Subscriber operations log: Catena GET /tv-management/api/v1/operations
   family('flussonic_catena_up', 'gauge', 'operations', ['catena'], '1 when the last poll of the operations log succeeded, else 0.'),

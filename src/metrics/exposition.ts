@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { gzip, gzipSync } from 'node:zlib';
 import { CATALOGUE, type FamilyDef } from './catalogue.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -16,7 +16,12 @@ export type TargetChunks = ReadonlyMap<string, string>;
 export class ExpositionCache {
   private readonly targets = new Map<string, TargetChunks>();
   private text = '';
+  /** `text` as UTF-8, made once per swap: a scrape writes it without re-encoding. */
+  private body: Buffer = Buffer.alloc(0);
   private gzipped: Buffer = gzipSync('');
+  private gzippedVersion = 0;
+  /** The gzip of the newest body being made on the libuv thread pool, if any. */
+  private gzipRunning: Promise<void> | undefined;
   private version = 0;
 
   constructor(private readonly families: readonly FamilyDef[] = CATALOGUE) {}
@@ -44,8 +49,58 @@ export class ExpositionCache {
     if (changed) this.rebuild();
   }
 
+  /**
+   * The exposition now. `gzip` is made synchronously here when the background gzip of this
+   * version has not finished; the HTTP layer uses snapshot() instead, which never blocks.
+   */
   get current(): { readonly text: string; readonly gzip: Buffer; readonly version: number } {
+    if (this.gzippedVersion !== this.version) {
+      this.gzipped = gzipSync(this.body, GZIP_OPTIONS);
+      this.gzippedVersion = this.version;
+    }
     return { text: this.text, gzip: this.gzipped, version: this.version };
+  }
+
+  /**
+   * The exposition now, as bytes and gzip, for a scrape. Each swap starts the gzip of the new body
+   * on the thread pool at once, so it is normally ready when the next scrape comes; a scrape that
+   * arrives earlier awaits it (the event loop stays free) instead of compressing again. When swaps
+   * keep arriving, gzips coalesce: at most one runs, then one for the newest version.
+   */
+  async snapshot(): Promise<ExpositionSnapshot> {
+    for (let waits = 0; this.gzippedVersion !== this.version && waits < 3; waits++) {
+      this.startGzip();
+      await this.gzipRunning;
+    }
+    // Swaps kept outrunning the background gzip for three rounds (rare): compress here.
+    if (this.gzippedVersion !== this.version) {
+      this.gzipped = gzipSync(this.body, GZIP_OPTIONS);
+      this.gzippedVersion = this.version;
+    }
+    return { text: this.text, body: this.body, gzip: this.gzipped, version: this.version };
+  }
+
+  /** Names of the targets whose chunks are in the exposition. */
+  get targetNames(): readonly string[] {
+    return [...this.targets.keys()];
+  }
+
+  private startGzip(): void {
+    if (this.gzipRunning || this.gzippedVersion === this.version) return;
+    const version = this.version;
+    const body = this.body;
+    this.gzipRunning = new Promise<void>((resolve) => {
+      gzip(body, GZIP_OPTIONS, (error, result) => {
+        // A newer synchronous gzip may have landed meanwhile; never go backwards.
+        if (!error && version > this.gzippedVersion) {
+          this.gzipped = result;
+          this.gzippedVersion = version;
+        }
+        this.gzipRunning = undefined;
+        resolve();
+        if (this.gzippedVersion !== this.version) this.startGzip();
+      });
+    });
   }
 
   private rebuild(): void {
@@ -63,10 +118,24 @@ export class ExpositionCache {
       }
     }
     this.text = parts.join('');
-    this.gzipped = gzipSync(this.text);
+    this.body = Buffer.from(this.text, 'utf8');
     this.version++;
+    this.startGzip();
   }
 }
+
+export interface ExpositionSnapshot {
+  readonly text: string;
+  readonly body: Buffer;
+  readonly gzip: Buffer;
+  readonly version: number;
+}
+
+/**
+ * Level 1: a third of the CPU of the default level for about 8% more bytes on exposition text
+ * (measured on 4 MB: 16 ms vs 50 ms); the CPU is paid on every swap.
+ */
+const GZIP_OPTIONS = { level: 1 };
 
 export function familyHeader(def: FamilyDef): string {
   return `# HELP ${def.name} ${escapeHelp(def.help)}\n# TYPE ${def.name} ${def.type}\n`;

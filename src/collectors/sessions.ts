@@ -1,0 +1,395 @@
+/**
+ * Sessions collector: GET /sessions as a select-limited cursor walk, aggregated into groups by the
+ * configured `group_by` labels. No per-session series ever.
+ *
+ * The collector is stateful: it remembers, per session id, only what its counters need (the last
+ * `bytes`, the group, `opened_at`, the protocol and whether it was counted as closed), so memory
+ * grows with the sessions the server lists, not with history. From one poll to the next:
+ *   - an id seen for the first time is counted in `flussonic_sessions_opened_total` and adds all its
+ *     bytes to `flussonic_sessions_sent_bytes_total`;
+ *   - a known id adds the growth of its `bytes` (a shrinking value adds 0 and becomes the new base);
+ *   - an id that got `closed_at`, or that is no longer listed, is counted in
+ *     `flussonic_sessions_closed_total` and its lifetime goes into `flussonic_session_duration_seconds`
+ *     (`closed_at`, else the time of the last poll that listed it, minus `opened_at`).
+ * A session that opened and closed between two polls is never seen (HELP and docs/cardinality.md say so).
+ *
+ * A failed poll changes nothing: the walk only writes "pending" fields stamped with the poll's
+ * generation and collects new ids aside; `commit()` applies them after the walk has completed.
+ * Without that, sessions on the pages the failed walk never reached would be counted as closed.
+ *
+ * Groups live as long as the process: a group whose sessions all closed keeps exporting its
+ * counters (and a gauge of 0), so counters never vanish between polls.
+ */
+import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
+import type { SeriesWriter } from '../metrics/series.js';
+import type { StreamFilter } from '../config/types.js';
+import type { JsonObject, WalkOptions } from '../flussonic/api.js';
+import type { CollectContext, Collector } from './types.js';
+
+const SESSIONS = familyByName('flussonic_sessions');
+const OPENED = familyByName('flussonic_sessions_opened_total');
+const CLOSED = familyByName('flussonic_sessions_closed_total');
+const SENT_BYTES = familyByName('flussonic_sessions_sent_bytes_total');
+const DURATION = familyByName('flussonic_session_duration_seconds');
+
+/** The session field behind each allowed `group_by` label (`stream` is the session's media `name`). */
+export const SESSION_FIELD_OF_LABEL: Readonly<Record<string, string>> = Object.freeze({
+  stream: 'name',
+  proto: 'proto',
+  country: 'country',
+  dvr: 'dvr',
+  secure: 'secure',
+  segments_container: 'segments_container',
+  manifest_type: 'manifest_type',
+});
+
+/** Fields every poll needs whatever the grouping: identity, counters, lifetime, histogram label. */
+const BASE_SELECT = ['id', 'bytes', 'opened_at', 'closed_at', 'proto'] as const;
+
+/**
+ * The `select` of the walk: the base fields, the fields behind the grouping labels, and the
+ * stream `name` when a stream filter needs it.
+ */
+export function sessionsSelect(groupBy: readonly string[], filter: StreamFilter = {}): string[] {
+  const fields: string[] = [...BASE_SELECT];
+  const wanted = groupBy.map(fieldOf);
+  if (isFiltering(filter)) wanted.push('name');
+  for (const field of wanted) if (!fields.includes(field)) fields.push(field);
+  return fields;
+}
+
+function isFiltering(filter: StreamFilter): boolean {
+  return filter.include !== undefined || filter.exclude !== undefined;
+}
+
+function filterId(filter: StreamFilter): string {
+  return `${String(filter.include ?? '')}\u0000${String(filter.exclude ?? '')}`;
+}
+
+function fieldOf(label: string): string {
+  const field = SESSION_FIELD_OF_LABEL[label];
+  // Config validation admits only the labels above; anything else is a programming error.
+  if (field === undefined) throw new Error(`sessions group_by label ${label} has no session field`);
+  return field;
+}
+
+/** Aggregated counters of one combination of grouping label values. */
+class SessionGroup {
+  /** Open sessions at the last committed poll. */
+  open = 0;
+  opened = 0;
+  closed = 0;
+  sentBytes = 0;
+  constructor(
+    readonly key: string,
+    readonly values: readonly string[],
+  ) {}
+}
+
+/** Histogram of lifetimes of one protocol; counts per bucket (not cumulative), +Inf is `count`. */
+class DurationHistogram {
+  readonly bucketCounts = new Float64Array(SESSION_DURATION_BUCKETS.length);
+  sum = 0;
+  count = 0;
+
+  observe(seconds: number): void {
+    for (let i = 0; i < SESSION_DURATION_BUCKETS.length; i++) {
+      if (seconds <= SESSION_DURATION_BUCKETS[i]!) {
+        this.bucketCounts[i]!++;
+        break;
+      }
+    }
+    this.sum += seconds;
+    this.count++;
+  }
+
+  cumulative(): number[] {
+    const out: number[] = new Array<number>(this.bucketCounts.length);
+    let running = 0;
+    for (let i = 0; i < this.bucketCounts.length; i++) {
+      running += this.bucketCounts[i]!;
+      out[i] = running;
+    }
+    return out;
+  }
+}
+
+/**
+ * What is remembered of one listed session. The `next*` fields belong to the walk in progress and
+ * mean something only when `seenGeneration` equals that walk's generation.
+ */
+class TrackedSession {
+  /** Committed: bytes at the last committed poll (the base of the next growth). */
+  bytes = 0;
+  closed = false;
+  seenGeneration: number;
+  nextBytes: number;
+  nextClosedAtMs: number;
+  constructor(
+    public group: SessionGroup,
+    public nextGroup: SessionGroup,
+    readonly proto: string,
+    public openedAtMs: number,
+    generation: number,
+    bytes: number,
+    closedAtMs: number,
+  ) {
+    this.seenGeneration = generation;
+    this.nextBytes = bytes;
+    this.nextClosedAtMs = closedAtMs;
+  }
+}
+
+export interface SessionsCollectorOptions {
+  /** Unix ms "now", for the lifetime of sessions that vanish without `closed_at`. Default Date.now. */
+  readonly now?: () => number;
+}
+
+/** Unambiguous group keys: values joined by US (0x1f); JSON behind an RS (0x1e) when a value holds either. */
+function groupKey(values: readonly string[]): string {
+  for (const v of values) {
+    if (v.includes('\u001e') || v.includes('\u001f')) return `\u001e${JSON.stringify(values)}`;
+  }
+  return values.join('\u001f');
+}
+
+export class SessionsCollector implements Collector {
+  private readonly now: () => number;
+  private configured = false;
+  private groupBy: readonly string[] = [];
+  private fields: readonly string[] = [];
+  private filter: StreamFilter = {};
+  private filterKey = '';
+  /** Filter decision per stream name: regexes run once per stream, not once per session and poll. */
+  private readonly admitted = new Map<string, boolean>();
+  private walkOptions: WalkOptions = { select: [], key: 'id' };
+  /** Committed state. */
+  private readonly tracked = new Map<string, TrackedSession>();
+  private readonly groups = new Map<string, SessionGroup>();
+  private readonly histograms = new Map<string, DurationHistogram>();
+  private sortedGroups: SessionGroup[] | undefined;
+  private lastPollAtMs = Number.NaN;
+  private generation = 0;
+  /** State of the walk in progress, thrown away unless the walk completes. */
+  private fresh = new Map<string, TrackedSession>();
+  private freshGroups = new Map<string, SessionGroup>();
+  private readonly scratch: string[] = [];
+
+  constructor(options: SessionsCollectorOptions = {}) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async collect(ctx: CollectContext): Promise<void> {
+    const { sessionsGroupBy, streams } = ctx.config;
+    if (!this.configured || !sameLabels(sessionsGroupBy, this.groupBy) || filterId(streams) !== this.filterKey) {
+      // Other labels or other streams make other series: the old groups cannot be carried over.
+      // (The poller makes a new collector when a server's config changes; this guards the state anyway.)
+      if (this.configured) ctx.log.info({ group_by: sessionsGroupBy }, 'sessions group_by or stream filter changed: counters start again');
+      this.configure(sessionsGroupBy, streams);
+    }
+    const pollAtMs = this.now();
+    const generation = this.generation + 1;
+    this.fresh = new Map();
+    this.freshGroups = new Map();
+    for await (const page of ctx.client.walk('/sessions', this.walkOptions, ctx.signal)) {
+      for (let i = 0; i < page.length; i++) this.see(page[i]!, generation, ctx.out);
+    }
+    this.commit(generation, pollAtMs);
+    this.write(ctx.out);
+  }
+
+  /** Writes the committed state as samples (also used by tests to compare snapshots). */
+  write(out: SeriesWriter): void {
+    for (const proto of [...this.histograms.keys()].sort()) {
+      const h = this.histograms.get(proto)!;
+      out.addHistogram(DURATION, [proto], {
+        buckets: SESSION_DURATION_BUCKETS,
+        cumulativeCounts: h.cumulative(),
+        sum: h.sum,
+        count: h.count,
+      });
+    }
+    // Sorted by key so that max_series drops the same groups every poll.
+    this.sortedGroups ??= [...this.groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const labels = this.groupBy;
+    for (const g of this.sortedGroups) {
+      out.add(SESSIONS, g.values, g.open, labels);
+      out.add(OPENED, g.values, g.opened, labels);
+      out.add(CLOSED, g.values, g.closed, labels);
+      out.add(SENT_BYTES, g.values, g.sentBytes, labels);
+    }
+  }
+
+  /** Sessions remembered between polls (open ones and closed ones the server still lists). */
+  get trackedSessions(): number {
+    return this.tracked.size;
+  }
+
+  private configure(groupBy: readonly string[], filter: StreamFilter): void {
+    this.configured = true;
+    this.groupBy = [...groupBy];
+    this.fields = this.groupBy.map(fieldOf);
+    this.filter = filter;
+    this.filterKey = filterId(filter);
+    this.admitted.clear();
+    this.walkOptions = { select: sessionsSelect(this.groupBy, filter), key: 'id' };
+    this.tracked.clear();
+    this.groups.clear();
+    this.histograms.clear();
+    this.sortedGroups = undefined;
+    this.lastPollAtMs = Number.NaN;
+  }
+
+  /** One listed session of the walk in progress: recorded as pending, nothing committed. */
+  private see(item: JsonObject, generation: number, out: SeriesWriter): void {
+    const id = item.id;
+    if (typeof id !== 'string' || id === '') {
+      out.recordProblem(SESSIONS, ['id'], id);
+      return;
+    }
+    const bytes = numberField(item.bytes, 0, out);
+    const closedAtMs = numberField(item.closed_at, Number.NaN, out);
+    const known = this.tracked.get(id);
+    if (known !== undefined) {
+      if (known.seenGeneration === generation) return; // listed twice in one walk
+      known.seenGeneration = generation;
+      known.nextBytes = bytes;
+      known.nextClosedAtMs = closedAtMs;
+      known.nextGroup = this.stillIn(known.group, item, out) ? known.group : this.groupOf(item, out);
+      // A fact about the session rather than a counter: safe to learn even if this walk fails.
+      if (Number.isNaN(known.openedAtMs)) known.openedAtMs = numberField(item.opened_at, Number.NaN, out);
+      return;
+    }
+    if (this.fresh.has(id)) return;
+    if (this.filterKey !== FILTER_NONE && !this.admits(item.name)) return;
+    const group = this.groupOf(item, out);
+    const proto = labelValue(item.proto, out);
+    const openedAtMs = numberField(item.opened_at, Number.NaN, out);
+    this.fresh.set(id, new TrackedSession(group, group, proto, openedAtMs, generation, bytes, closedAtMs));
+  }
+
+  /**
+   * The stream filter (`streams.include` / `exclude`) applies to sessions too: sessions of a
+   * stream that is filtered out are neither tracked nor counted. Only new ids get here.
+   */
+  private admits(name: unknown): boolean {
+    const stream = typeof name === 'string' ? name : '';
+    let ok = this.admitted.get(stream);
+    if (ok === undefined) {
+      const { include, exclude } = this.filter;
+      ok = (include === undefined || regexMatches(include, stream)) && (exclude === undefined || !regexMatches(exclude, stream));
+      // Stream names come and go; a bounded cache keeps it from growing with history.
+      if (this.admitted.size >= 100_000) this.admitted.clear();
+      this.admitted.set(stream, ok);
+    }
+    return ok;
+  }
+
+  /** Whether the session's grouping fields still have the values of `group` (no allocation). */
+  private stillIn(group: SessionGroup, item: JsonObject, out: SeriesWriter): boolean {
+    const fields = this.fields;
+    for (let i = 0; i < fields.length; i++) {
+      if (labelValue(item[fields[i]!], out) !== group.values[i]) return false;
+    }
+    return true;
+  }
+
+  private groupOf(item: JsonObject, out: SeriesWriter): SessionGroup {
+    const values = this.scratch;
+    values.length = 0;
+    for (const field of this.fields) values.push(labelValue(item[field], out));
+    const key = groupKey(values);
+    let group = this.groups.get(key) ?? this.freshGroups.get(key);
+    if (group === undefined) {
+      group = new SessionGroup(key, [...values]);
+      this.freshGroups.set(key, group);
+    }
+    return group;
+  }
+
+  /** Applies a completed walk: counters, gauges, histograms, and forgets sessions no longer listed. */
+  private commit(generation: number, pollAtMs: number): void {
+    if (this.freshGroups.size > 0) {
+      for (const [key, group] of this.freshGroups) this.groups.set(key, group);
+      this.sortedGroups = undefined;
+    }
+    for (const group of this.groups.values()) group.open = 0;
+
+    for (const [id, s] of this.tracked) {
+      if (s.seenGeneration !== generation) {
+        // Not listed any more: it closed some time after the last poll that listed it.
+        if (!s.closed) this.close(s, s.group, this.lastPollAtMs);
+        this.tracked.delete(id);
+        continue;
+      }
+      const group = s.nextGroup;
+      if (s.nextBytes > s.bytes) group.sentBytes += s.nextBytes - s.bytes;
+      s.bytes = s.nextBytes;
+      s.group = group;
+      if (s.closed) continue;
+      if (Number.isNaN(s.nextClosedAtMs)) group.open++;
+      else this.close(s, group, s.nextClosedAtMs);
+    }
+
+    for (const [id, s] of this.fresh) {
+      const group = s.group;
+      group.opened++;
+      group.sentBytes += s.nextBytes;
+      s.bytes = s.nextBytes;
+      if (Number.isNaN(s.nextClosedAtMs)) group.open++;
+      else this.close(s, group, s.nextClosedAtMs);
+      this.tracked.set(id, s);
+    }
+    this.fresh = new Map();
+    this.freshGroups = new Map();
+    this.generation = generation;
+    this.lastPollAtMs = pollAtMs;
+  }
+
+  private close(s: TrackedSession, group: SessionGroup, endMs: number): void {
+    s.closed = true;
+    group.closed++;
+    // Without opened_at (or a last poll time) there is no lifetime to observe; the close still counts.
+    if (Number.isNaN(s.openedAtMs) || Number.isNaN(endMs)) return;
+    let h = this.histograms.get(s.proto);
+    if (h === undefined) {
+      h = new DurationHistogram();
+      this.histograms.set(s.proto, h);
+    }
+    h.observe(Math.max(0, (endMs - s.openedAtMs) / 1000));
+  }
+}
+
+/** A grouping field as a label value: strings as they are, booleans "true"/"false", absent "". */
+function labelValue(v: unknown, out: SeriesWriter): string {
+  if (typeof v === 'string') return v;
+  if (v === true) return 'true';
+  if (v === false) return 'false';
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  out.recordProblem(SESSIONS, ['group_by'], v);
+  return '';
+}
+
+/** A numeric field (bytes, Unix ms): absent or null gives `absent`; another type is a shape problem. */
+function numberField(v: unknown, absent: number, out: SeriesWriter): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (v !== undefined && v !== null) out.recordProblem(SESSIONS, ['field'], v);
+  return absent;
+}
+
+const FILTER_NONE = filterId({});
+
+function regexMatches(re: RegExp, s: string): boolean {
+  re.lastIndex = 0; // a /g or /y regex remembers where it stopped
+  return re.test(s);
+}
+
+function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/** One per server; grouping and stream filter come from the server's config at each poll. */
+export function createSessionsCollector(options?: SessionsCollectorOptions): SessionsCollector {
+  return new SessionsCollector(options);
+}

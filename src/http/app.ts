@@ -1,0 +1,161 @@
+/**
+ * The exporter's HTTP face, a fastify instance that never listens by itself (main.ts listens;
+ * tests use app.inject()):
+ *  - the metrics path: the cached upstream exposition (rendered once per snapshot swap) followed by
+ *    the self-metrics rendered now. With gzip, the cached gzip of the upstream part is sent as is
+ *    and the self-metrics follow as a second gzip member (a gzip stream may hold several members;
+ *    every decoder, Go's included, reads them in sequence);
+ *  - `/` a landing page, `/-/healthy`, `/-/ready`;
+ *  - 405 for other methods on these paths, 404 with a short body elsewhere.
+ * Fastify logs through a child of the exporter's logger at warn level: no line per request.
+ */
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import { CONTENT_TYPE, type ExpositionCache } from '../metrics/exposition.js';
+import type { SelfMetrics } from '../metrics/self.js';
+import type { TargetStatus } from '../poller.js';
+
+export interface AppDeps {
+  readonly logger: Logger;
+  readonly version: string;
+  readonly metricsPath: string;
+  readonly exposition: ExpositionCache;
+  readonly self: SelfMetrics;
+  /** The targets and their last poll, for the landing page. */
+  readonly statuses: () => readonly TargetStatus[];
+  /** Whether every target finished its first poll attempt. */
+  readonly ready: () => boolean;
+}
+
+export const HEALTHY_PATH = '/-/healthy';
+export const READY_PATH = '/-/ready';
+const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.logger.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
+    // The metrics path is served as configured, also with a trailing slash.
+    routerOptions: { ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  });
+
+  const get = (path: string, handler: (reply: FastifyReply, acceptEncoding: string | undefined) => Promise<FastifyReply> | FastifyReply) => {
+    app.get(path, (request, reply) => handler(reply, request.headers['accept-encoding']));
+    // Answered in onRequest, before fastify would look at (and perhaps reject) a request body.
+    app.route({
+      method: [...OTHER_METHODS],
+      url: path,
+      onRequest: async (_request, reply) => methodNotAllowed(reply),
+      handler: async (_request, reply) => methodNotAllowed(reply),
+    });
+  };
+
+  get(deps.metricsPath, async (reply, acceptEncoding) => {
+    const upstream = await deps.exposition.snapshot();
+    const selfText = await deps.self.render();
+    let parts: Buffer[];
+    if (acceptsGzip(acceptEncoding)) {
+      parts = [upstream.gzip, gzipSync(selfText, { level: 1 })];
+      reply.header('content-encoding', 'gzip');
+    } else {
+      parts = [upstream.body, Buffer.from(selfText, 'utf8')];
+    }
+    // Two writes instead of one concatenated copy of a possibly large exposition.
+    return reply
+      .code(200)
+      .header('content-type', CONTENT_TYPE)
+      .header('vary', 'Accept-Encoding')
+      .header('cache-control', 'no-store')
+      .header('content-length', parts[0]!.length + parts[1]!.length)
+      .send(Readable.from(parts, { objectMode: false }));
+  });
+
+  if (deps.metricsPath !== '/') {
+    get('/', (reply) =>
+      reply
+        .code(200)
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .send(landingPage(deps)),
+    );
+  }
+  get(HEALTHY_PATH, (reply) => reply.code(200).type('text/plain; charset=utf-8').send('healthy\n'));
+  get(READY_PATH, (reply) => {
+    if (deps.ready()) return reply.code(200).type('text/plain; charset=utf-8').send('ready\n');
+    const waiting = deps.statuses().filter((s) => !s.lastPoll).length;
+    return reply.code(503).type('text/plain; charset=utf-8').send(`not ready: waiting for the first poll of ${waiting} target(s)\n`);
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found\n'));
+  app.setErrorHandler((error, _request, reply) => {
+    // Log the error, not the request: URLs and headers stay out of the logs.
+    app.log.error({ err: error }, 'request failed');
+    const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
+    return reply.code(status >= 400 ? status : 500).type('text/plain; charset=utf-8').send(status < 500 ? 'bad request\n' : 'internal error\n');
+  });
+  return app;
+}
+
+function methodNotAllowed(reply: FastifyReply): FastifyReply {
+  return reply.code(405).header('allow', 'GET, HEAD').type('text/plain; charset=utf-8').send('method not allowed\n');
+}
+
+/** Whether an Accept-Encoding header admits gzip (`gzip`, `x-gzip` or `*`, with q > 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  let star = false;
+  for (const part of header.split(',')) {
+    const [rawName, ...params] = part.split(';');
+    const name = rawName!.trim().toLowerCase();
+    let q = 1;
+    for (const p of params) {
+      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
+      if (m) q = Number(m[1]);
+    }
+    if (name === 'gzip' || name === 'x-gzip') return q > 0;
+    if (name === '*') star = q > 0;
+  }
+  return star;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function landingPage(deps: AppDeps): string {
+  const rows = deps
+    .statuses()
+    .map((s) => {
+      const poll = s.lastPoll;
+      const result = poll ? (poll.ok ? 'ok' : 'failed') : 'not polled yet';
+      const at = poll ? new Date(poll.at).toISOString() : '';
+      const duration = poll ? `${(poll.durationMs / 1000).toFixed(3)} s` : '';
+      const details = poll ? poll.failures.map((f) => `<div>${escapeHtml(f)}</div>`).join('') : '';
+      return `<tr><td>${escapeHtml(s.kind)}</td><td>${escapeHtml(s.name)}</td><td>${(s.intervalMs / 1000).toString()} s</td><td class="${poll ? (poll.ok ? 'ok' : 'failed') : ''}">${result}</td><td>${at}</td><td>${duration}</td><td>${details}</td></tr>`;
+    })
+    .join('\n');
+  const metrics = escapeHtml(deps.metricsPath);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Flussonic exporter</title>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}.ok{color:#070}.failed{color:#b00}</style>
+</head>
+<body>
+<h1>Flussonic exporter</h1>
+<p>Version ${escapeHtml(deps.version)}</p>
+<ul>
+<li><a href="${metrics}">Metrics</a> (${metrics})</li>
+<li><a href="${HEALTHY_PATH}">Health</a></li>
+<li><a href="${READY_PATH}">Readiness</a></li>
+</ul>
+<h2>Targets</h2>
+<table>
+<tr><th>Kind</th><th>Name</th><th>Interval</th><th>Last poll</th><th>At</th><th>Duration</th><th>Failures</th></tr>
+${rows}
+</table>
+</body>
+</html>
+`;
+}

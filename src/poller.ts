@@ -1,0 +1,381 @@
+/**
+ * The poller: one loop per target, each on its own interval with a random phase (jitter), so
+ * targets never wait for each other and a slow one cannot delay the rest. Polls of one target are
+ * serialised (a timer tick and a pollOnce() never overlap), and every poll has a deadline below
+ * the interval that aborts its in-flight requests.
+ *
+ * How targets plug in. A target is a Flussonic server or a Catena service; the poller knows only
+ * this small interface (src/targets.ts builds both kinds):
+ *
+ *   Target           { kind, name, labelName, intervalMs, maxSeries, collectors, keepSeriesOnFailure, close() }
+ *   TargetCollector  { name, collect({ signal, log, out }) => Promise<void | NO_DATA> }
+ *
+ * A poll runs every collector of the target side by side, each into its own SeriesWriter
+ * (`[[labelName, name]]`, max series from the config). Only the poller times collectors, logs them
+ * and sets their self-metrics (collector_success, collector_duration_seconds,
+ * last_success_timestamp_seconds, series_dropped_total). If every collector succeeded, the
+ * target's rendered chunks are swapped into the ExpositionCache as one new snapshot. If any failed:
+ *  - a Flussonic server (`keepSeriesOnFailure: false`) has its upstream series withdrawn and
+ *    `flussonic_up` 0: nothing stale is exported;
+ *  - a Catena service (`keepSeriesOnFailure: true`) keeps its last series, because they are the
+ *    exporter's own accumulated counters and stay true; `flussonic_catena_up` is 0.
+ */
+import type { Logger } from 'pino';
+import { NO_DATA, type CollectOutcome } from './collectors/types.js';
+import { UpstreamError, UpstreamTimeoutError } from './errors.js';
+import type { ExpositionCache } from './metrics/exposition.js';
+import type { SelfMetrics } from './metrics/self.js';
+import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
+
+export interface TargetCollectContext {
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  /** Where this collector's samples go; the target's label is already set. */
+  readonly out: SeriesWriter;
+}
+
+export interface TargetCollector {
+  /** `streams`, `sessions`, `server`, `dvrs`, `operations`: the `collector` label. */
+  readonly name: string;
+  collect(ctx: TargetCollectContext): Promise<CollectOutcome>;
+}
+
+export interface Target {
+  readonly kind: 'server' | 'catena';
+  /** Configured name: the value of the target's label. */
+  readonly name: string;
+  /** Label carrying the name on upstream series: `server` or `catena`. */
+  readonly labelName: 'server' | 'catena';
+  readonly intervalMs: number;
+  /** Series cap of each collector's writer. */
+  readonly maxSeries: number;
+  readonly collectors: readonly TargetCollector[];
+  /** After a failed poll, keep the last exported series (Catena) instead of withdrawing them. */
+  readonly keepSeriesOnFailure: boolean;
+  /** Releases what the target holds (connection pools). In-flight requests are aborted first. */
+  close(): Promise<void>;
+}
+
+/** How the exporter describes a target to the poller: built only when new or changed. */
+export interface TargetSpec {
+  readonly kind: Target['kind'];
+  readonly name: string;
+  /** Changes whenever the target's configuration changes (secrets included; never shown). */
+  readonly fingerprint: string;
+  create(): Target;
+}
+
+/** What the landing page shows of a target. */
+export interface TargetStatus {
+  readonly kind: Target['kind'];
+  readonly name: string;
+  readonly intervalMs: number;
+  /** Undefined until the first poll attempt ended. */
+  readonly lastPoll?: {
+    readonly ok: boolean;
+    /** Unix ms when the poll ended. */
+    readonly at: number;
+    readonly durationMs: number;
+    /** `collector: reason: message` of each failed collector. */
+    readonly failures: readonly string[];
+  };
+}
+
+export interface PollerDeps {
+  readonly self: SelfMetrics;
+  readonly cache: ExpositionCache;
+  readonly log: Logger;
+  /** Source of the jitter (tests make it deterministic). Default Math.random. */
+  readonly random?: () => number;
+}
+
+/** Deadline of a whole poll: below the interval, leaving a margin (min(0.9 x, x - 1 s), at least x / 2). */
+export function pollDeadlineMs(intervalMs: number): number {
+  return Math.max(Math.min(intervalMs * 0.9, intervalMs - 1000), intervalMs / 2);
+}
+
+/** Delay of a target's first poll: a random phase up to a tenth of its interval, at most 2 s. */
+export function firstPollDelayMs(intervalMs: number, random: () => number): number {
+  return Math.floor(random() * Math.min(intervalMs / 10, 2000));
+}
+
+const SHAPE_PROBLEMS_LOGGED = 3;
+
+export class Poller {
+  private readonly runners = new Map<string, TargetRunner>();
+  private started = false;
+  private stopped = false;
+
+  constructor(private readonly deps: PollerDeps) {}
+
+  /**
+   * Applies the wanted set of targets: new ones are created (and started if the poller runs),
+   * removed ones stopped with their series and self-metrics withdrawn, changed ones (other
+   * fingerprint) replaced; unchanged ones keep running untouched.
+   */
+  async apply(specs: readonly TargetSpec[]): Promise<void> {
+    if (this.stopped) return;
+    const wanted = new Map(specs.map((s) => [targetKey(s.kind, s.name), s]));
+    const removals: Promise<void>[] = [];
+    for (const [key, runner] of this.runners) {
+      const spec = wanted.get(key);
+      if (spec && spec.fingerprint === runner.fingerprint) continue;
+      this.runners.delete(key);
+      removals.push(this.retire(key, runner, spec ? 'target configuration changed' : 'target removed from the configuration'));
+    }
+    await Promise.all(removals);
+    for (const [key, spec] of wanted) {
+      if (this.runners.has(key)) continue;
+      const runner = new TargetRunner(key, spec.fingerprint, spec.create(), this.deps);
+      this.runners.set(key, runner);
+      if (this.started) runner.start();
+    }
+  }
+
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    for (const runner of this.runners.values()) runner.start();
+  }
+
+  /** Runs one poll of every target (or of those with this name) now, after any poll in flight. */
+  async pollOnce(name?: string): Promise<void> {
+    const runners = [...this.runners.values()].filter((r) => name === undefined || r.target.name === name);
+    if (name !== undefined && runners.length === 0) throw new Error(`no target named ${JSON.stringify(name)}`);
+    await Promise.all(runners.map((r) => r.pollNow()));
+  }
+
+  /** True when every target finished its first poll attempt (successful or not). */
+  ready(): boolean {
+    for (const runner of this.runners.values()) if (!runner.status.lastPoll) return false;
+    return true;
+  }
+
+  statuses(): TargetStatus[] {
+    return [...this.runners.values()].map((r) => r.status);
+  }
+
+  /** Stops every loop and aborts polls in flight; resolves when all targets are closed. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const all = [...this.runners.values()];
+    this.runners.clear();
+    await Promise.all(all.map((r) => r.stop('exporter stopping')));
+  }
+
+  private async retire(key: string, runner: TargetRunner, why: string): Promise<void> {
+    await runner.stop(why);
+    this.deps.cache.withdraw(key);
+    await this.deps.self.removeTarget(runner.target.name);
+    this.deps.log.info({ [runner.target.labelName]: runner.target.name }, why);
+  }
+}
+
+/** Cache key of a target: kinds have separate name spaces. */
+export function targetKey(kind: Target['kind'], name: string): string {
+  return `${kind}/${name}`;
+}
+
+interface CollectorResult {
+  readonly collector: TargetCollector;
+  readonly out: SeriesWriter;
+  readonly durationSeconds: number;
+  readonly outcome?: CollectOutcome;
+  readonly error?: unknown;
+}
+
+class TargetRunner {
+  status: TargetStatus;
+  private timer: NodeJS.Timeout | undefined;
+  /** The poll in flight (or the last one): polls chain on it, so they never overlap. */
+  private chain: Promise<void> = Promise.resolve();
+  private inFlight: AbortController | undefined;
+  private stopped = false;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly key: string,
+    readonly fingerprint: string,
+    readonly target: Target,
+    private readonly deps: PollerDeps,
+  ) {
+    this.log = deps.log.child({ [target.labelName]: target.name });
+    this.status = { kind: target.kind, name: target.name, intervalMs: target.intervalMs };
+  }
+
+  start(): void {
+    if (this.stopped || this.timer) return;
+    this.schedule(firstPollDelayMs(this.target.intervalMs, this.deps.random ?? Math.random));
+  }
+
+  pollNow(): Promise<void> {
+    if (this.stopped) return this.chain;
+    const run = this.chain.then(() => this.poll());
+    // The chain itself never rejects, so one broken poll cannot stop the ones after it.
+    this.chain = run.catch((err: unknown) => this.log.error({ err }, 'poll failed unexpectedly'));
+    return run;
+  }
+
+  async stop(why: string): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.inFlight?.abort(new Error(why));
+    await this.chain;
+    await this.target.close().catch((err: unknown) => this.log.warn({ err }, 'closing the target failed'));
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const startedAt = Date.now();
+      void this.pollNow()
+        .catch(() => undefined)
+        .then(() => {
+          // Fixed rate: the next poll is due one interval after this one started.
+          if (!this.stopped) this.schedule(Math.max(0, startedAt + this.target.intervalMs - Date.now()));
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.stopped) return;
+    const { target } = this;
+    const deadlineMs = pollDeadlineMs(target.intervalMs);
+    const controller = new AbortController();
+    this.inFlight = controller;
+    const deadline = setTimeout(() => controller.abort(new Error(`poll deadline of ${deadlineMs} ms reached`)), deadlineMs);
+    const started = performance.now();
+    let results: CollectorResult[];
+    try {
+      results = await Promise.all(target.collectors.map((c) => this.runCollector(c, controller.signal)));
+    } finally {
+      clearTimeout(deadline);
+      this.inFlight = undefined;
+    }
+    // A poll cut short by stop() or removal reports nothing: the target is going away.
+    if (this.stopped) return;
+    this.report(results, performance.now() - started);
+  }
+
+  /**
+   * Runs one collector. Its promise is raced against the poll's signal, so a collector that does
+   * not honour the signal still cannot hold the poll past the deadline.
+   */
+  private async runCollector(collector: TargetCollector, signal: AbortSignal): Promise<CollectorResult> {
+    const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries);
+    const started = performance.now();
+    const log = this.log.child({ collector: collector.name });
+    try {
+      const outcome = await raceAbort(collector.collect({ signal, log, out }), signal, () => this.deadlineError(collector.name, signal));
+      return { collector, out, durationSeconds: (performance.now() - started) / 1000, outcome };
+    } catch (error) {
+      return { collector, out, durationSeconds: (performance.now() - started) / 1000, error };
+    }
+  }
+
+  private deadlineError(collector: string, signal: AbortSignal): UpstreamError {
+    const why = signal.reason instanceof Error ? signal.reason.message : 'aborted';
+    return new UpstreamTimeoutError('timeout', this.target.name, collector, `collector did not finish: ${why}`);
+  }
+
+  private report(results: readonly CollectorResult[], durationMs: number): void {
+    const { target, deps } = this;
+    const nowSeconds = Date.now() / 1000;
+    const failures: string[] = [];
+    const dropped: Record<string, number> = {};
+    const problems: (ShapeProblem & { collector: string })[] = [];
+    let problemCount = 0;
+    let series = 0;
+
+    for (const r of results) {
+      const name = r.collector.name;
+      const ok = r.error === undefined;
+      deps.self.collectorRun(target.name, name, ok, r.durationSeconds, nowSeconds);
+      if (!ok) {
+        const { reason, message } = describeFailure(r.error);
+        failures.push(`${name}: ${reason}: ${message}`);
+        const fields = { collector: name, reason, durationMs: Math.round(r.durationSeconds * 1000) };
+        if (reason === 'internal') this.log.warn({ ...fields, err: r.error }, `collector failed: ${message}`);
+        else this.log.warn(fields, `collector failed: ${message}`);
+        continue;
+      }
+      if (r.outcome === NO_DATA) this.log.debug({ collector: name }, 'collector found nothing of its kind on this target');
+      series += r.out.series;
+      if (r.out.dropped > 0) {
+        dropped[name] = r.out.dropped;
+        deps.self.seriesDropped(target.name, name, r.out.dropped);
+      }
+      problemCount += r.out.problemCount;
+      for (const p of r.out.problems) if (problems.length < SHAPE_PROBLEMS_LOGGED) problems.push({ collector: name, ...p });
+    }
+
+    if (Object.keys(dropped).length > 0) {
+      this.log.warn({ dropped, maxSeries: target.maxSeries }, 'series over the max_series limit were dropped');
+    }
+    if (problemCount > 0) {
+      this.log.warn({ count: problemCount, first: problems }, 'upstream fields with an unexpected type were skipped');
+    }
+
+    const ok = failures.length === 0;
+    if (ok) deps.cache.swap(this.key, mergeChunks(results));
+    else if (!target.keepSeriesOnFailure) deps.cache.withdraw(this.key);
+    if (target.kind === 'server') deps.self.setServerUp(target.name, ok);
+    else deps.self.setCatenaUp(target.name, ok);
+
+    this.status = { ...this.status, lastPoll: { ok, at: Date.now(), durationMs, failures } };
+    this.log.debug(
+      { ok, durationMs: Math.round(durationMs), series, collectors: Object.fromEntries(results.map((r) => [r.collector.name, r.error === undefined ? (r.outcome === NO_DATA ? 'no_data' : 'ok') : 'failed'])) },
+      'poll finished',
+    );
+  }
+}
+
+/** The family chunks of all collectors of one poll; a family written by two collectors is joined. */
+function mergeChunks(results: readonly CollectorResult[]): Map<string, string> {
+  const merged = new Map<string, string>();
+  for (const r of results) {
+    for (const [family, text] of r.out.render()) {
+      const before = merged.get(family);
+      merged.set(family, before === undefined ? text : before + text);
+    }
+  }
+  return merged;
+}
+
+function describeFailure(error: unknown): { reason: string; message: string } {
+  if (error instanceof UpstreamError) return { reason: error.reason, message: error.message };
+  return { reason: 'internal', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * A collector that honours the signal settles right after the abort with its own, more precise
+ * error (which request was cut off); this is how long it gets before the poll moves on.
+ */
+const ABORT_GRACE_MS = 200;
+
+/** Settles with the promise, or rejects with `onAbort()` shortly after the signal fires. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let grace: NodeJS.Timeout | undefined;
+    const abort = () => {
+      grace = setTimeout(() => reject(onAbort()), ABORT_GRACE_MS);
+    };
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', abort);
+        clearTimeout(grace);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', abort);
+        clearTimeout(grace);
+        reject(e);
+      },
+    );
+  });
+}

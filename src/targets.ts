@@ -1,0 +1,101 @@
+/**
+ * Builds the poller's targets from the validated config: a Flussonic server with its enabled
+ * collectors (from the collector table) and one API client, or a Catena service with its
+ * operations collector. See src/poller.ts for the Target / TargetCollector interface.
+ */
+import type { Logger } from 'pino';
+import type { CatenaCollector, CollectorEntry } from './collectors/types.js';
+import type { CatenaConfig, ExporterConfig, ServerConfig } from './config/types.js';
+import type { ApiStats } from './flussonic/api.js';
+import { FlussonicClient } from './flussonic/client.js';
+import type { SelfMetrics } from './metrics/self.js';
+import type { Target, TargetCollectContext, TargetSpec } from './poller.js';
+import { OperationsCollector } from './collectors/operations.js';
+
+/**
+ * Makes the operations collector of one Catena service (src/collectors/operations.ts). It owns its
+ * HTTP client and accumulated counters and writes all of them into `ctx.out` on every good poll;
+ * it never writes `flussonic_catena_up`, which the poller sets.
+ */
+export type CatenaCollectorFactory = (config: CatenaConfig, deps: { readonly stats: ApiStats; readonly log: Logger }) => CatenaCollector;
+
+export interface TargetDeps {
+  readonly collectorTable: readonly CollectorEntry[];
+  readonly catenaCollector: CatenaCollectorFactory;
+  readonly self: SelfMetrics;
+  readonly log: Logger;
+  readonly userAgent: string;
+  /** Pause before the one retry of a failed GET (tests shorten it). */
+  readonly retryBackoffMs?: number;
+}
+
+/** One spec per configured server and Catena service. */
+export function targetSpecs(config: ExporterConfig, deps: TargetDeps): TargetSpec[] {
+  const specs: TargetSpec[] = config.servers.map((server) => ({
+    kind: 'server' as const,
+    name: server.name,
+    fingerprint: fingerprint(server),
+    create: () => serverTarget(server, deps),
+  }));
+  for (const catena of config.catena) {
+    specs.push({ kind: 'catena', name: catena.name, fingerprint: fingerprint(catena), create: () => catenaTarget(catena, deps.catenaCollector, deps) });
+  }
+  return specs;
+}
+
+export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
+  const log = deps.log.child({ server: config.name });
+  const client = new FlussonicClient({
+    config,
+    stats: deps.self.apiStats(config.name),
+    log,
+    retryBackoffMs: deps.retryBackoffMs,
+    userAgent: deps.userAgent,
+  });
+  const collectors = deps.collectorTable
+    .filter((entry) => config.collectors[entry.name])
+    .map((entry) => {
+      const collector = entry.create(config);
+      return {
+        name: entry.name,
+        collect: ({ signal, log: collectorLog, out }: TargetCollectContext) => collector.collect({ client, config, signal, log: collectorLog, out }),
+      };
+    });
+  return {
+    kind: 'server',
+    name: config.name,
+    labelName: 'server',
+    intervalMs: config.pollIntervalMs,
+    maxSeries: config.maxSeries,
+    collectors,
+    keepSeriesOnFailure: false,
+    close: () => client.close(),
+  };
+}
+
+/** The built-in Catena collector. */
+export const builtInCatenaCollector: CatenaCollectorFactory = (config, { stats, log }) => new OperationsCollector(config, { logger: log, stats, now: Date.now });
+
+export function catenaTarget(config: CatenaConfig, factory: CatenaCollectorFactory, deps: TargetDeps): Target {
+  const collector = factory(config, { stats: deps.self.apiStats(config.name), log: deps.log.child({ catena: config.name }) });
+  return {
+    kind: 'catena',
+    name: config.name,
+    labelName: 'catena',
+    intervalMs: config.pollIntervalMs,
+    maxSeries: Number.POSITIVE_INFINITY,
+    collectors: [{ name: 'operations', collect: (ctx) => collector.collect(ctx) }],
+    keepSeriesOnFailure: true,
+    close: () => collector.close(),
+  };
+}
+
+/** A stable text of a config object (RegExp and Map included) to tell whether it changed. */
+export function fingerprint(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
+    if (v instanceof Map) return [...v.entries()];
+    if (v === Number.POSITIVE_INFINITY) return 'Infinity';
+    return v;
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * The cursor walk shared by the upstream clients: ask for the first page with the caller's query
+ * (limit, select, filters, sort), then repeat the same query plus `cursor=<next>` until `next` is
+ * null or absent. Pages are yielded one by one, so a walk over 100k items never holds more than a
+ * page and the set of keys seen.
+ *
+ * A collection can change during the walk (there is no snapshot), and a broken server can hand
+ * out cursors that never end. Guards, each ending the walk with a CursorLoopError (reason
+ * `cursor_loop`) whose message says which one fired:
+ *  - a `next` cursor seen before in this walk (repeated cursor);
+ *  - a page that adds no new item while `next` is still set (no progress);
+ *  - more pages than `maxPages` (page cap).
+ * Items whose key was seen on an earlier page are dropped (an item moved by a change during the
+ * walk); their number is reported through `onDuplicates`.
+ */
+import { CursorLoopError, UpstreamError, UpstreamShapeError } from '../errors.js';
+import type { JsonObject } from '../flussonic/api.js';
+import { jsonTypeOf, type Query } from './http.js';
+
+/** What a walk needs from the HTTP layer: UpstreamHttp provides it. */
+export interface PageSource {
+  readonly target: string;
+  getJson(endpoint: string, path: string, query: Query | undefined, signal: AbortSignal): Promise<JsonObject>;
+  countError(endpoint: string, reason: UpstreamError['reason']): void;
+}
+
+export interface CursorWalkOptions {
+  /** Path template for metrics and errors (`/streams`, `/operations`). */
+  readonly endpoint: string;
+  /** Concrete path below the base URL. */
+  readonly path: string;
+  /** Key of the item array in each page (`streams`, `operations`). */
+  readonly itemsKey: string;
+  /** Field identifying an item, for dropping duplicates (`name`, `id`, `operationId`). */
+  readonly key: string;
+  /** Query of every page (limit, select, filters, sort); the cursor is added from page 2 on. */
+  readonly query: Query;
+  /** Query parameter that carries the cursor (default `cursor`). */
+  readonly cursorParam?: string;
+  /** Field of the page that holds the next cursor (default `next`). */
+  readonly nextKey?: string;
+  /** Page cap. */
+  readonly maxPages: number;
+  /** Told how many duplicates were dropped, once at the end of a walk that dropped some. */
+  readonly onDuplicates?: (dropped: number, pages: number) => void;
+}
+
+export async function* cursorWalk(source: PageSource, options: CursorWalkOptions, signal: AbortSignal): AsyncGenerator<JsonObject[], void, undefined> {
+  const { endpoint, itemsKey, key, maxPages } = options;
+  const cursorParam = options.cursorParam ?? 'cursor';
+  const nextKey = options.nextKey ?? 'next';
+  const seenKeys = new Set<string | number>();
+  const seenCursors = new Set<string>();
+  let cursor: string | undefined;
+  let pages = 0;
+  let duplicates = 0;
+
+  const stop = (error: UpstreamError): UpstreamError => {
+    source.countError(endpoint, error.reason);
+    return error;
+  };
+  const loop = (message: string) => stop(new CursorLoopError('cursor_loop', source.target, endpoint, message));
+  const shape = (message: string) => stop(new UpstreamShapeError('shape', source.target, endpoint, message));
+
+  for (;;) {
+    const query = cursor === undefined ? options.query : { ...options.query, [cursorParam]: cursor };
+    const page = await source.getJson(endpoint, options.path, query, signal);
+    pages++;
+
+    const items = page[itemsKey];
+    if (!Array.isArray(items)) throw shape(`page ${pages}: expected an array under "${itemsKey}", got ${jsonTypeOf(items)}`);
+    const next = page[nextKey];
+    if (next !== undefined && next !== null && typeof next !== 'string') {
+      throw shape(`page ${pages}: expected "${nextKey}" to be a string or null, got ${jsonTypeOf(next)}`);
+    }
+
+    // Keep the page's own array when it holds nothing seen before (the common case): no copy.
+    let fresh: JsonObject[] | undefined;
+    for (let i = 0; i < items.length; i++) {
+      const item: unknown = items[i];
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+        throw shape(`page ${pages}: item ${i} of "${itemsKey}" is ${jsonTypeOf(item)}, expected an object`);
+      }
+      const id = (item as JsonObject)[key];
+      // Items without a usable key cannot be de-duplicated; they pass, and the collector reports them.
+      const isDuplicate = (typeof id === 'string' || typeof id === 'number') && seenKeys.has(id);
+      if (isDuplicate) {
+        duplicates++;
+        if (!fresh) fresh = (items as JsonObject[]).slice(0, i);
+        continue;
+      }
+      if (typeof id === 'string' || typeof id === 'number') seenKeys.add(id);
+      if (fresh) fresh.push(item as JsonObject);
+    }
+    const added = fresh ?? (items as JsonObject[]);
+    if (added.length > 0) yield added;
+
+    if (next === undefined || next === null || next === '') break;
+    if (added.length === 0) throw loop(`page ${pages} added no new items while "${nextKey}" is still set (no progress)`);
+    if (seenCursors.has(next)) throw loop(`page ${pages} returned a cursor already followed in this walk (repeated cursor)`);
+    if (pages >= maxPages) throw loop(`page cap of ${maxPages} pages reached with "${nextKey}" still set (walk does not end)`);
+    seenCursors.add(next);
+    cursor = next;
+  }
+  if (duplicates > 0) options.onDuplicates?.(duplicates, pages);
+}

@@ -1,0 +1,75 @@
+/**
+ * Builders of validated configs and a capturing logger for the runtime tests. The configs are
+ * what loadConfig() would produce (defaults applied), written out so the tests do not depend on
+ * the YAML loader.
+ */
+import pino, { type Logger } from 'pino';
+import type { CatenaConfig, ExporterConfig, ServerConfig } from '../../src/config/types.js';
+
+export function serverConfig(name: string, url: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  return {
+    name,
+    url,
+    apiPrefix: '/streamer/api/v3',
+    credentials: { kind: 'none' },
+    timeoutMs: 2000,
+    pollIntervalMs: 15_000,
+    pageSize: 1000,
+    maxPages: 1000,
+    maxResponseBytes: 64 * 1024 * 1024,
+    collectors: { streams: true, sessions: true, server: true, dvrs: false },
+    streams: {},
+    families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true },
+    maxSeries: 500_000,
+    sessionsGroupBy: ['stream', 'proto'],
+    ...overrides,
+  };
+}
+
+export function catenaConfig(name: string, url: string, overrides: Partial<CatenaConfig> = {}): CatenaConfig {
+  return {
+    name,
+    url,
+    apiKey: 'catena-key-secret',
+    pollIntervalMs: 60_000,
+    timeoutMs: 2000,
+    pageSize: 500,
+    maxPages: 1000,
+    maxResponseBytes: 64 * 1024 * 1024,
+    start: { kind: 'now' },
+    query: { type: 'type', createdFrom: 'createdAt_gte', createdBefore: 'createdAt_lt', subscriber: 'subscriberId' },
+    prices: new Map(),
+    ...overrides,
+  };
+}
+
+export function exporterConfig(servers: readonly ServerConfig[], overrides: Partial<ExporterConfig> = {}): ExporterConfig {
+  return {
+    listenAddress: { host: '127.0.0.1', port: 0 },
+    metricsPath: '/metrics',
+    logLevel: 'debug',
+    pollIntervalMs: 15_000,
+    servers,
+    catena: [],
+    ...overrides,
+  };
+}
+
+export interface CapturedLog {
+  readonly logger: Logger;
+  /** Every line written so far, parsed. */
+  entries(): Record<string, unknown>[];
+  /** Everything written so far, as written. */
+  text(): string;
+}
+
+/** A pino logger at debug level that keeps what it writes in memory. */
+export function captureLogger(): CapturedLog {
+  const lines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+  return {
+    logger,
+    entries: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+    text: () => lines.join(''),
+  };
+}
