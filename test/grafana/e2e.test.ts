@@ -40,6 +40,10 @@ const JOB = 'flussonic-exporter';
  */
 const INTERVALS = { __rate_interval: '4s', __interval: '2s', __range: '1m' };
 
+const RETRIES_2025 =
+  'the demo simulates the 2025 stats shape, which has no stats.retry_count, the only source of ' +
+  'flussonic_stream_retries_total in the streams collector (older servers report it)';
+
 /**
  * Panel queries that are legitimately empty in demo mode, with the reason
  * ("<dashboard uid>: <panel title> / <refId>"). Any other query must return data; a query listed
@@ -48,6 +52,10 @@ const INTERVALS = { __rate_interval: '4s', __interval: '2s', __range: '1m' };
 const EMPTY_IN_DEMO: Readonly<Record<string, string>> = {
   'flussonic-audience: Sessions by server, now and a week ago / B':
     'compares with a week ago: a Prometheus started seconds ago holds no data from then',
+  'flussonic-stream: Bitrate in and out / B':
+    'the demo simulates the 2025 stats shape, which has no stats.output_bitrate (older servers report it)',
+  'flussonic-stream: Input retries and switches / A': RETRIES_2025,
+  'flussonic-fleet: Most input retries / A': RETRIES_2025,
 };
 
 /** Scrapes of the exporter to wait for before querying (rates need a few samples). */

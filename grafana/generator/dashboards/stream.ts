@@ -78,11 +78,14 @@ export function streamDashboard(): Dashboard {
       row('Input', 'What arrives from the source.'),
       timeseries({
         title: 'Bitrate in and out',
-        description: 'Input bitrate (stats.input_bitrate) and bitrate of the output media (stats.output_bitrate).',
+        description:
+          'Input bitrate (stats.input_bitrate), bitrate of the output media (stats.output_bitrate, not reported ' +
+          'by Flussonic 2025 and later) and the stream bitrate (stats.bitrate).',
         unit: 'Bps',
         queries: [
           q(`max by (server, stream) (${f('flussonic_stream_input_bitrate_bytes_per_second')})`, '{{stream}} in'),
           q(`max by (server, stream) (${f('flussonic_stream_output_bitrate_bytes_per_second')})`, '{{stream}} out'),
+          q(`max by (server, stream) (${f('flussonic_stream_bitrate_bytes_per_second')})`, '{{stream}} stream'),
         ],
       }),
       timeseries({
