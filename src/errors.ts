@@ -19,6 +19,8 @@ export class ExporterError extends Error {
 export interface ConfigProblem {
   readonly path: string;
   readonly message: string;
+  /** Line in the YAML file, where the problem has one. */
+  readonly line?: number;
 }
 
 export class ConfigError extends ExporterError {

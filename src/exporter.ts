@@ -13,7 +13,7 @@ import { buildApp } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
 import { Poller } from './poller.js';
-import { builtInCatenaCollector, targetSpecs, type CatenaCollectorFactory, type TargetDeps } from './targets.js';
+import { builtInCatenaCollectors, targetSpecs, type CatenaCollectorFactory, type TargetDeps } from './targets.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
@@ -58,7 +58,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const poller = new Poller({ self, cache, log: logger, random: deps.random });
   const targetDeps: TargetDeps = {
     collectorTable: deps.collectors ?? COLLECTORS,
-    catenaCollector: deps.catenaCollector ?? builtInCatenaCollector,
+    catenaCollector: deps.catenaCollector ?? builtInCatenaCollectors(),
     self,
     log: logger,
     userAgent: `flussonic-exporter/${version}`,

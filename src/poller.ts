@@ -167,7 +167,7 @@ export class Poller {
   private async retire(key: string, runner: TargetRunner, why: string): Promise<void> {
     await runner.stop(why);
     this.deps.cache.withdraw(key);
-    await this.deps.self.removeTarget(runner.target.name);
+    await this.deps.self.removeTarget(runner.target.kind, runner.target.name);
     this.deps.log.info({ [runner.target.labelName]: runner.target.name }, why);
   }
 }

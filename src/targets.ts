@@ -10,14 +10,17 @@ import type { ApiStats } from './flussonic/api.js';
 import { FlussonicClient } from './flussonic/client.js';
 import type { SelfMetrics } from './metrics/self.js';
 import type { Target, TargetCollectContext, TargetSpec } from './poller.js';
-import { OperationsCollector } from './collectors/operations.js';
+import { LedgerHandoff, OperationsCollector } from './collectors/operations.js';
 
 /**
  * Makes the operations collector of one Catena service (src/collectors/operations.ts). It owns its
  * HTTP client and accumulated counters and writes all of them into `ctx.out` on every good poll;
  * it never writes `flussonic_catena_up`, which the poller sets.
  */
-export type CatenaCollectorFactory = (config: CatenaConfig, deps: { readonly stats: ApiStats; readonly log: Logger }) => CatenaCollector;
+export type CatenaCollectorFactory = (
+  config: CatenaConfig,
+  deps: { readonly stats: ApiStats; readonly log: Logger; readonly userAgent: string },
+) => CatenaCollector;
 
 export interface TargetDeps {
   readonly collectorTable: readonly CollectorEntry[];
@@ -73,11 +76,22 @@ export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
   };
 }
 
-/** The built-in Catena collector. */
-export const builtInCatenaCollector: CatenaCollectorFactory = (config, { stats, log }) => new OperationsCollector(config, { logger: log, stats, now: Date.now });
+/**
+ * The built-in Catena collectors of one exporter. They share one ledger handoff, so a collector
+ * replaced on a config reload passes its counters and read position to its successor: a reload
+ * neither resets the counters nor loses or recounts the operations in between.
+ */
+export function builtInCatenaCollectors(): CatenaCollectorFactory {
+  const handoff = new LedgerHandoff();
+  return (config, { stats, log, userAgent }) => new OperationsCollector(config, { logger: log, stats, now: Date.now, userAgent, handoff });
+}
 
 export function catenaTarget(config: CatenaConfig, factory: CatenaCollectorFactory, deps: TargetDeps): Target {
-  const collector = factory(config, { stats: deps.self.apiStats(config.name), log: deps.log.child({ catena: config.name }) });
+  const collector = factory(config, {
+    stats: deps.self.apiStats(config.name),
+    log: deps.log.child({ catena: config.name }),
+    userAgent: deps.userAgent,
+  });
   return {
     kind: 'catena',
     name: config.name,

@@ -6,11 +6,10 @@
  * Because the filter names are configuration guesses, every filter is also applied here to the
  * records that come back: a parameter the service ignores costs bandwidth, never correctness.
  */
-import { Agent, type Dispatcher } from 'undici';
 import type { CatenaConfig } from '../config/types.js';
-import { UpstreamError, UpstreamShapeError } from '../errors.js';
 import type { ApiStats } from '../flussonic/api.js';
-import { getJson, redact } from './http.js';
+import { UpstreamHttp } from '../upstream/http.js';
+import { cursorWalk } from '../upstream/walk.js';
 import { parseOperation, type Operation } from './records.js';
 import { formatIsoMs } from './time.js';
 
@@ -41,67 +40,60 @@ export interface OperationsPage {
 
 export interface OperationsClientDeps {
   readonly stats: ApiStats;
-  /** Defaults to an own connection pool, closed by close(). */
-  readonly dispatcher?: Dispatcher;
+  readonly userAgent?: string;
+  /** Pause before the one retry of a failed GET (tests shorten it). */
+  readonly retryBackoffMs?: number;
 }
 
 export class OperationsClient {
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  private readonly baseUrl: string;
+  private readonly http: UpstreamHttp;
+  private closed = false;
 
   constructor(
     private readonly config: CatenaConfig,
-    private readonly deps: OperationsClientDeps,
+    deps: OperationsClientDeps,
   ) {
-    this.baseUrl = config.url.replace(/\/+$/, '') + OPERATIONS_PATH;
-    this.ownsDispatcher = !deps.dispatcher;
-    this.dispatcher = deps.dispatcher ?? new Agent({ connections: 2, connect: { timeout: config.timeoutMs } });
+    // The shared HTTP layer: deadline, body cap, typed errors with reasons, one retry, ApiStats.
+    this.http = new UpstreamHttp({
+      target: config.name,
+      baseUrl: config.url,
+      secretHeaders: { 'x-auth-token': config.apiKey },
+      timeoutMs: config.timeoutMs,
+      maxResponseBytes: config.maxResponseBytes,
+      stats: deps.stats,
+      connections: 2,
+      userAgent: deps.userAgent,
+      retryBackoffMs: deps.retryBackoffMs,
+    });
   }
 
   /**
-   * Reads every page for a filter. Throws an UpstreamError on any failed page; on a cursor that
-   * repeats, a page that brings nothing new while `next` goes on, or more than max_pages pages
-   * (reason cursor_loop); on a body that is not `{ operations: [...], next }` (reason shape).
+   * Reads every page for a filter, de-duplicated by operationId across pages. Throws an
+   * UpstreamError on any failed page, on a cursor that repeats, a page that brings nothing new
+   * while `next` goes on, or more than max_pages pages (reason cursor_loop), and on a body that is
+   * not `{ operations: [objects], next }` (reason shape).
    */
   async *walk(filter: OperationsFilter, signal: AbortSignal): AsyncGenerator<OperationsPage, void, undefined> {
-    const seenIds = new Set<string>();
-    const seenCursors = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 1; ; page++) {
-      if (page > this.config.maxPages) throw this.loop(`more than ${this.config.maxPages} pages (max_pages)`);
-      const doc = await getJson({
-        dispatcher: this.dispatcher,
-        url: this.url(filter, cursor),
-        headers: { 'x-auth-token': this.config.apiKey },
-        secrets: [this.config.apiKey],
-        timeoutMs: this.config.timeoutMs,
-        maxResponseBytes: this.config.maxResponseBytes,
-        signal,
-        target: this.config.name,
+    const pages = cursorWalk(
+      this.http,
+      {
         endpoint: OPERATIONS_ENDPOINT,
-        stats: this.deps.stats,
-      });
-      const { records, next } = this.envelope(doc, page);
+        path: OPERATIONS_PATH,
+        itemsKey: 'operations',
+        key: 'operationId',
+        query: this.query(filter),
+        maxPages: this.config.maxPages,
+      },
+      signal,
+    );
+    for await (const records of pages) {
       const out: OperationsPage = { operations: [], rejected: [] };
-      let fresh = 0;
       for (const raw of records) {
         const parsed = parseOperation(raw);
-        const id = parsed.ok ? parsed.op.operationId : parsed.operationId;
-        if (id !== undefined) {
-          if (seenIds.has(id)) continue;
-          seenIds.add(id);
-        }
-        fresh++;
-        if (!parsed.ok) out.rejected.push({ operationId: parsed.operationId, reason: redact(parsed.reason, [this.config.apiKey]) });
+        if (!parsed.ok) out.rejected.push({ operationId: parsed.operationId, reason: parsed.reason });
         else if (matches(parsed.op, filter)) out.operations.push(parsed.op);
       }
       yield out;
-      if (next === undefined) return;
-      if (seenCursors.has(next)) throw this.loop(`page ${page} returned a cursor already followed`);
-      if (fresh === 0) throw this.loop(`page ${page} brought no operation not seen before, but a next cursor`);
-      seenCursors.add(next);
-      cursor = next;
     }
   }
 
@@ -115,40 +107,22 @@ export class OperationsClient {
     return all;
   }
 
+  /** Closes the connection pool; a second call does nothing. */
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.closed) return;
+    this.closed = true;
+    await this.http.close();
   }
 
-  private url(filter: OperationsFilter, cursor: string | undefined): URL {
-    const url = new URL(this.baseUrl);
-    const q = this.config.query;
-    const p = url.searchParams;
-    if (filter.type !== undefined) p.set(q.type, filter.type);
-    if (filter.subscriberId !== undefined) p.set(q.subscriber, filter.subscriberId);
-    if (filter.createdFromMs !== undefined) p.set(q.createdFrom, formatIsoMs(filter.createdFromMs));
-    if (filter.createdBeforeMs !== undefined) p.set(q.createdBefore, formatIsoMs(filter.createdBeforeMs));
-    p.set('limit', String(this.config.pageSize));
-    if (cursor !== undefined) p.set('cursor', cursor);
-    return url;
-  }
-
-  private envelope(doc: unknown, page: number): { records: unknown[]; next: string | undefined } {
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw this.shape(`page ${page}: expected a JSON object with "operations", got ${Array.isArray(doc) ? 'an array' : doc === null ? 'null' : typeof doc}`);
-    const d = doc as Record<string, unknown>;
-    if (!Array.isArray(d.operations)) throw this.shape(`page ${page}: "operations" should be an array, got ${d.operations === undefined ? 'nothing' : typeof d.operations}`);
-    const next = d.next;
-    if (next !== undefined && next !== null && typeof next !== 'string') throw this.shape(`page ${page}: "next" should be a string or null, got ${typeof next}`);
-    return { records: d.operations, next: typeof next === 'string' && next !== '' ? next : undefined };
-  }
-
-  private shape(message: string): UpstreamError {
-    this.deps.stats.error(OPERATIONS_ENDPOINT, 'shape');
-    return new UpstreamShapeError('shape', this.config.name, OPERATIONS_ENDPOINT, message);
-  }
-
-  private loop(message: string): UpstreamError {
-    this.deps.stats.error(OPERATIONS_ENDPOINT, 'cursor_loop');
-    return new UpstreamError('cursor_loop', this.config.name, OPERATIONS_ENDPOINT, message);
+  private query(filter: OperationsFilter): Record<string, string> {
+    const names = this.config.query;
+    const q: Record<string, string> = {};
+    if (filter.type !== undefined) q[names.type] = filter.type;
+    if (filter.subscriberId !== undefined) q[names.subscriber] = filter.subscriberId;
+    if (filter.createdFromMs !== undefined) q[names.createdFrom] = formatIsoMs(filter.createdFromMs);
+    if (filter.createdBeforeMs !== undefined) q[names.createdBefore] = formatIsoMs(filter.createdBeforeMs);
+    q.limit = String(this.config.pageSize);
+    return q;
   }
 }
 

@@ -174,12 +174,15 @@ export class LedgerDraft {
     }
   }
 
-  /** Moves the position past every operation the walk returned at or after it. */
-  advance(walked: readonly Operation[]): void {
+  /**
+   * Moves the position to the newest of the poll's new operations (the ones already counted at
+   * the old position are in its ids, so they need not be passed).
+   */
+  advance(fresh: readonly Operation[]): void {
     let ms = this.base.position.ms;
-    for (const op of walked) if (op.createdAtMs > ms) ms = op.createdAtMs;
+    for (const op of fresh) if (op.createdAtMs > ms) ms = op.createdAtMs;
     const ids = ms === this.base.position.ms ? new Set(this.base.position.ids) : new Set<string>();
-    for (const op of walked) if (op.createdAtMs === ms) ids.add(op.operationId);
+    for (const op of fresh) if (op.createdAtMs === ms) ids.add(op.operationId);
     this.position = { ms, ids };
   }
 

@@ -15,7 +15,6 @@
  * poll (the horizon) is looked up in the log: type + subscriber filter + created_before = horizon.
  */
 import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
 import type { CatenaConfig, CatenaPrice } from '../config/types.js';
 import type { ApiStats } from '../flussonic/api.js';
 import { OperationsClient, type RejectedRecord } from '../catena/client.js';
@@ -44,8 +43,30 @@ export interface OperationsCollectorDeps {
   readonly stats: ApiStats;
   /** Wall clock in Unix ms: where `start` counts from at the first start. */
   readonly now: () => number;
-  /** Connection pool to use; by default the collector owns one and close() closes it. */
-  readonly dispatcher?: Dispatcher;
+  readonly userAgent?: string;
+  /** Pause before the one retry of a failed GET (tests shorten it). */
+  readonly retryBackoffMs?: number;
+  /**
+   * Shared by the collectors the exporter creates over its life: one replaced on a config reload
+   * leaves its ledger here at close() and its successor takes it, so a reload neither resets the
+   * counters nor loses the operations in between, with or without a state file.
+   */
+  readonly handoff?: LedgerHandoff;
+}
+
+/** Ledgers of closed collectors by catena name, for their successors in the same process. */
+export class LedgerHandoff {
+  private readonly ledgers = new Map<string, Ledger>();
+
+  put(catena: string, ledger: Ledger): void {
+    this.ledgers.set(catena, ledger);
+  }
+
+  take(catena: string): Ledger | undefined {
+    const ledger = this.ledgers.get(catena);
+    this.ledgers.delete(catena);
+    return ledger;
+  }
 }
 
 export class OperationsCollector implements CatenaCollector {
@@ -54,45 +75,58 @@ export class OperationsCollector implements CatenaCollector {
   private ledger: Ledger | undefined;
   /** False when a bad state file could not be set aside: then it is never overwritten. */
   private stateWritable = true;
+  /** Whether the state file holds the ledger as it is now (nothing to write after an empty poll). */
+  private stateSaved = false;
   private readonly reportedRejects = new Set<string>();
 
   constructor(
     private readonly config: CatenaConfig,
     private readonly deps: OperationsCollectorDeps,
   ) {
-    this.client = new OperationsClient(config, { stats: deps.stats, dispatcher: deps.dispatcher });
+    this.client = new OperationsClient(config, { stats: deps.stats, userAgent: deps.userAgent, retryBackoffMs: deps.retryBackoffMs });
   }
 
   async collect(ctx: CatenaCollectContext): Promise<void> {
     const ledger = (this.ledger ??= await this.restore());
     const draft = new LedgerDraft(ledger, this.config.prices);
 
-    const walked: Operation[] = [];
+    // Only the new operations are kept: a service that ignores the bound costs time, not memory.
+    const fresh: Operation[] = [];
+    let read = 0;
     for await (const page of this.client.walk({ createdFromMs: ledger.position.ms }, ctx.signal)) {
-      walked.push(...page.operations);
+      read += page.operations.length;
+      for (const op of page.operations) if (draft.isNew(op)) fresh.push(op);
       this.reportRejected(page.rejected, ctx.log);
     }
-    const fresh = walked.filter((op) => draft.isNew(op)).sort(compareOperations);
+    // The pages' order is not documented: billing needs time order, so sort.
+    fresh.sort(compareOperations);
     const lookup = this.creationLookup(ledger.horizonMs, ctx);
     for (const op of fresh) await draft.apply(op, lookup);
-    draft.advance(walked);
+    draft.advance(fresh);
     draft.commit();
+    if (fresh.length > 0) this.stateSaved = false;
 
     for (const u of draft.unmatched) ctx.log.warn({ operationId: u.operationId, portal: u.portalId }, `cancellation not billed: ${u.reason}`);
     for (const i of draft.incomplete) ctx.log.warn({ operationId: i.operationId }, i.reason);
-    ctx.log.debug({ read: walked.length, counted: fresh.length, position: formatIsoMs(ledger.position.ms), open: ledger.open.size }, 'operations log read');
+    ctx.log.debug({ read, counted: fresh.length, position: formatIsoMs(ledger.position.ms), open: ledger.open.size }, 'operations log read');
 
     await this.persist(ledger, ctx.log);
     renderLedger(ledger, this.config.prices, ctx.out);
   }
 
   async close(): Promise<void> {
+    if (this.ledger) this.deps.handoff?.put(this.config.name, this.ledger);
     await this.client.close();
   }
 
-  /** The ledger from the state file, else a fresh one starting where `start` says. */
+  /** The predecessor's ledger, else the one in the state file, else a fresh one starting where `start` says. */
   private async restore(): Promise<Ledger> {
     const log = this.deps.logger;
+    const handed = this.deps.handoff?.take(this.config.name);
+    if (handed) {
+      log.info({ position: formatIsoMs(handed.position.ms) }, 'catena ledger taken over from before the configuration reload');
+      return handed;
+    }
     const now = this.deps.now();
     const fresh = () => emptyLedger(this.config.start.kind === 'now' ? now : now - this.config.start.ms);
     const path = this.config.stateFile;
@@ -117,9 +151,10 @@ export class OperationsCollector implements CatenaCollector {
 
   private async persist(ledger: Ledger, log: Logger): Promise<void> {
     const path = this.config.stateFile;
-    if (!path || !this.stateWritable) return;
+    if (!path || !this.stateWritable || this.stateSaved) return;
     try {
       await saveStateFile(path, ledgerToJson(ledger, this.config.name, this.deps.now()));
+      this.stateSaved = true;
     } catch (err) {
       // The totals in memory stay right; only a restart before the next good save would lose them.
       const e = err as NodeJS.ErrnoException;

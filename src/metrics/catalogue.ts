@@ -60,7 +60,7 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_exporter_collector_duration_seconds', 'gauge', 'self', SC, 'Wall time of the last poll of this collector, in seconds.'),
   family('flussonic_exporter_last_success_timestamp_seconds', 'gauge', 'self', SC, 'Unix time when this collector last succeeded.'),
   family('flussonic_exporter_api_requests_total', 'counter', 'self', ['server', 'endpoint', 'code'], 'HTTP requests made to the upstream API, by status code (code="error" when no response arrived).'),
-  family('flussonic_exporter_api_errors_total', 'counter', 'self', ['server', 'endpoint', 'reason'], 'Failed upstream requests by reason: timeout, connection, http, invalid_json, too_large, cursor_loop, auth.'),
+  family('flussonic_exporter_api_errors_total', 'counter', 'self', ['server', 'endpoint', 'reason'], 'Failed upstream requests by reason: timeout, connection, http, invalid_json, too_large, cursor_loop, auth, shape (a JSON document of the wrong form).'),
   family('flussonic_exporter_api_response_bytes_total', 'counter', 'self', ['server', 'endpoint'], 'Response body bytes read from the upstream API.'),
   family('flussonic_exporter_series_dropped_total', 'counter', 'self', SC, 'Series not exported because a cardinality limit (max_series) was hit.'),
   family('flussonic_exporter_build_info', 'gauge', 'self', ['version', 'nodejs_version'], 'Build information of the exporter; value 1.'),

@@ -115,14 +115,20 @@ export class SelfMetrics {
     this.version++;
   }
 
-  /** Withdraws every series of a target that left the config (`server` or `catena` label). */
-  async removeTarget(target: string): Promise<void> {
-    this.endpointsSeen.delete(target);
+  /**
+   * Withdraws every series of a target that left the config. A server and a Catena service may
+   * share a name (each kind has its own name space), so the kind decides which series are whose:
+   * a Catena service's are those labelled `catena=<name>`, or `server=<name>` with its collector
+   * `operations` or endpoint `/operations`; a server's are the other `server=<name>` series.
+   */
+  async removeTarget(kind: 'server' | 'catena', target: string): Promise<void> {
     this.version++;
+    const seen = this.endpointsSeen.get(target);
+    if (seen) for (const endpoint of [...seen]) if ((endpoint === CATENA_ENDPOINT) === (kind === 'catena')) seen.delete(endpoint);
     for (const metric of [...this.gauges.values(), ...this.counters.values()]) {
       const { values } = await metric.get();
       for (const { labels } of values) {
-        if (labels.server === target || labels.catena === target) metric.remove(labels as Labels);
+        if (ownedBy(kind, target, labels)) metric.remove(labels as Labels);
       }
     }
     this.version++;
@@ -173,4 +179,13 @@ export class SelfMetrics {
     if (!c) throw new Error(`self-metric counter ${name} is not registered`);
     return c;
   }
+}
+
+const CATENA_COLLECTOR = 'operations';
+const CATENA_ENDPOINT = '/operations';
+
+function ownedBy(kind: 'server' | 'catena', target: string, labels: Partial<Record<string, string | number>>): boolean {
+  const catenaSide = labels.collector === CATENA_COLLECTOR || labels.endpoint === CATENA_ENDPOINT;
+  if (kind === 'catena') return labels.catena === target || (labels.server === target && catenaSide);
+  return labels.server === target && !catenaSide;
 }

@@ -3,7 +3,7 @@
  * query language, single streams with upsert/delete/create, sessions, server stats, DVRs, schema.
  */
 import { ApiError, notFound } from './errors.js';
-import { parseQuery, project, parseSelect, runQuery, type JsonRecord } from './query.js';
+import { needsOnlySortKeys, parseQuery, project, parseSelect, runQuery, type JsonRecord, type QueryCache } from './query.js';
 import { openApiDocument } from './schema.js';
 import { DVRS_SPEC, SESSIONS_SPEC, STREAMS_SPEC, type SimWorld } from './world.js';
 
@@ -29,11 +29,14 @@ export function neededRight(method: string): 'view' | 'edit' {
   return method === 'GET' || method === 'HEAD' ? 'view' : 'edit';
 }
 
+const STREAMS_DEFAULT_ORDER = 'named_by,position,name';
+
 const methodNotAllowed = (allowed: string) => new ApiError(405, [{ code: 'method_not_allowed', title: `allowed: ${allowed}` }], { allow: allowed });
 
 export class FlussonicRoutes {
   /** Idempotency-Key -> the first response, replayed for repeats (section 4.5). */
   private readonly idempotent = new Map<string, RouteResult>();
+  private readonly caches = new Map<string, { version: number; results: Map<string, readonly unknown[]> }>();
 
   constructor(
     private readonly world: SimWorld,
@@ -46,7 +49,7 @@ export class FlussonicRoutes {
     switch (head) {
       case 'streams':
         if (rest.length === 0) {
-          if (req.method === 'GET') return this.collection(world.streamDocs(), req, STREAMS_SPEC, 'named_by,position,name');
+          if (req.method === 'GET') return this.streams(req);
           if (req.method === 'POST') return this.createStream(req);
           throw methodNotAllowed('GET, POST');
         }
@@ -89,9 +92,19 @@ export class FlussonicRoutes {
     throw new ApiError(404, [{ code: 'not_found', title: `no such endpoint: /${req.segments.map(encodeURIComponent).join('/')}` }]);
   }
 
+  /** Streams: a default-order walk builds only the documents of its page (10,000 are costly). */
+  private streams(req: RouteRequest): RouteResult {
+    const query = parseQuery(req.query, STREAMS_SPEC);
+    const world = this.world;
+    const page = needsOnlySortKeys(query, STREAMS_DEFAULT_ORDER)
+      ? runQuery(world.streamKeys(), query, STREAMS_SPEC, STREAMS_DEFAULT_ORDER, undefined, (keys) => keys.map((k) => world.streams.get((k as { name: string }).name)))
+      : runQuery(world.streamDocs(), query, STREAMS_SPEC, STREAMS_DEFAULT_ORDER, this.cacheFor('streams'));
+    return { status: 200, body: { streams: page.items, estimated_count: page.estimated_count, next: page.next, prev: page.prev, timing: page.timing } };
+  }
+
   private collection(items: readonly unknown[], req: RouteRequest, spec: typeof STREAMS_SPEC, presortedBy: string): RouteResult {
     const query = parseQuery(req.query, spec);
-    const page = runQuery(items, query, spec, presortedBy);
+    const page = runQuery(items, query, spec, presortedBy, this.cacheFor(spec.name));
     return { status: 200, body: { [spec.name]: page.items, estimated_count: page.estimated_count, next: page.next, prev: page.prev, timing: page.timing } };
   }
 
@@ -145,6 +158,21 @@ export class FlussonicRoutes {
     }
     const { stream } = world.streams.put(name, body);
     return { status: 201, body: stream, headers: { location: this.location(name) } };
+  }
+
+  /** A query cache per collection, emptied whenever the world changed (time moved, a mutation). */
+  private cacheFor(collection: string): QueryCache {
+    const version = this.world.version;
+    let entry = this.caches.get(collection);
+    if (!entry || entry.version !== version) this.caches.set(collection, (entry = { version, results: new Map() }));
+    const results = entry.results;
+    return {
+      get: (key) => results.get(key),
+      set: (key, ordered) => {
+        if (results.size >= 8) results.delete(results.keys().next().value as string);
+        results.set(key, ordered);
+      },
+    };
   }
 
   private location(name: string): string {

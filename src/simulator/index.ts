@@ -117,10 +117,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const faults = new FaultController();
   const requests = new RequestLog();
-  // In real time the world catches up when asked, at most every 200 ms: cheap under load.
+  // In real time the world catches up when asked, at most once a second: a step over 100,000
+  // sessions costs tens of milliseconds, which must not happen on every page of a walk.
   const sync = () => {
     const now = clock.now();
-    if (clockMode === 'real' && now - world.now >= 200) world.advanceTo(now);
+    if (clockMode === 'real' && now - world.now >= 1000) world.advanceTo(now);
   };
   const http = new SimulatorHttp({
     world,

@@ -382,21 +382,51 @@ export function project(value: unknown, tree: SelectTree): unknown {
 // ---- the query -----------------------------------------------------------------------------
 
 /**
- * Run a parsed query over `items`. `presortedBy` is the sort spec the array is already in (its
- * default order); a request with that order skips the sort.
+ * Filtered and sorted collections of one unchanged world state, so that the pages of a walk with
+ * a filter or a non-default sort do not filter and sort 100,000 items again. The caller empties
+ * it whenever the collection may have changed.
  */
-export function runQuery(items: readonly unknown[], query: ParsedQuery & { q?: string }, spec: CollectionSpec, presortedBy?: string): QueryPage {
+export interface QueryCache {
+  get(key: string): readonly unknown[] | undefined;
+  set(key: string, ordered: readonly unknown[]): void;
+}
+
+/** True when a query needs nothing but the default sort keys of the items (no filter, default order). */
+export function needsOnlySortKeys(query: ParsedQuery & { q?: string }, defaultSortSpec: string): boolean {
+  return query.filters.length === 0 && query.q === undefined && query.sortSpec === defaultSortSpec;
+}
+
+/**
+ * Run a parsed query over `items`. `presortedBy` is the sort spec the array is already in (its
+ * default order); a request with that order skips the sort. `materialize` turns the items of the
+ * page into the objects to return: a collection whose documents are costly to build can pass
+ * light items holding only the sort keys (see needsOnlySortKeys) and build just one page.
+ */
+export function runQuery(
+  items: readonly unknown[],
+  query: ParsedQuery & { q?: string },
+  spec: CollectionSpec,
+  presortedBy?: string,
+  cache?: QueryCache,
+  materialize?: (page: unknown[]) => unknown[],
+): QueryPage {
   const t0 = performance.now();
-  const filtered = query.filters.length === 0 && query.q === undefined ? items : items.filter((item) => matches(item, query.filters, query.q));
+  const unfiltered = query.filters.length === 0 && query.q === undefined;
+  const presorted = presortedBy === query.sortSpec;
+  const cacheKey = cache && !(unfiltered && presorted) ? JSON.stringify([query.filters.map((f) => [f.param, f.values]), query.q ?? null, query.sortSpec]) : undefined;
+  const cached = cacheKey !== undefined ? cache!.get(cacheKey) : undefined;
+
+  const filtered = cached ?? (unfiltered ? items : items.filter((item) => matches(item, query.filters, query.q)));
   const t1 = performance.now();
 
   let ordered: readonly unknown[] = filtered;
-  if (presortedBy !== query.sortSpec) {
+  if (!presorted && !cached) {
     // Decorate once: reading dotted paths inside the comparator would cost n log n lookups.
     const decorated = filtered.map((item) => ({ item, key: sortValues(item, query.sort) }));
     decorated.sort((a, b) => compareTuples(a.key, b.key, query.sort, spec));
     ordered = decorated.map((d) => d.item);
   }
+  if (cacheKey !== undefined && !cached) cache!.set(cacheKey, ordered);
   const t2 = performance.now();
 
   let start = 0;
@@ -419,7 +449,8 @@ export function runQuery(items: readonly unknown[], query: ParsedQuery & { q?: s
   const last = page[page.length - 1];
   const next = end < ordered.length ? encodeCursor(last !== undefined ? sortValues(last, query.sort) : (query.cursor?.values ?? []), query.sortSpec, 'next') : null;
   const prev = start > 0 ? encodeCursor(first !== undefined ? sortValues(first, query.sort) : (query.cursor?.values ?? []), query.sortSpec, 'prev') : null;
-  const selected = query.select ? page.map((item) => project(item, query.select!)) : page;
+  const full = materialize ? materialize(page) : page;
+  const selected = query.select ? full.map((item) => project(item, query.select!)) : full;
   const t4 = performance.now();
 
   const us = (ms: number) => Math.round(ms * 1000);

@@ -43,7 +43,6 @@ const strMap = (maxProperties?: number, valueLength?: [number, number]): Schema 
 });
 const oneOfValues = (values: readonly Json[], description?: string): Schema => ({ enum: values, ...(description ? { description } : {}) });
 
-const FRAME_CODECS = ['h264', 'hevc', 'mp2v', 'vp9', 'av1', 'mjpeg', 'aac', 'mp3', 'mp2a', 'opus', 'ac3', 'eac3', 'pcma', 'pcmu', 'copy'] as const;
 const URL_PATTERN = '^[a-z][a-z0-9+.-]*://';
 
 const inputSchema: Schema = {
@@ -92,8 +91,10 @@ const pushSchema: Schema = {
 
 const videoTrackSchema: Schema = {
   type: 'object',
+  required: ['track'],
   properties: {
-    codec: oneOfValues(FRAME_CODECS),
+    track: int(1, undefined, 'Output track number (required, as in the 23.05 `tc_video_opts`).'),
+    codec: oneOfValues(['h264', 'hevc', 'av1', 'mp2v']),
     bitrate: { anyOf: [int(1), { enum: ['copy'] }], description: 'kbit/s, or `copy`.' },
     preset: oneOfValues(['slow', 'medium', 'fast', 'veryfast', 'ultrafast']),
     profile: oneOfValues(['simple', 'baseline', 'main', 'main10', 'high', 'high10', 'high422', 'high444']),

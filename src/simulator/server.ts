@@ -65,6 +65,11 @@ export interface DvrStorage {
   writeRate: number;
 }
 
+/** Load (percent) of a GPU running n transcoders: rises with n, saturates below 100. */
+export function gpuLoad(transcoders: number, perStream: number): number {
+  return 100 * (1 - Math.exp(-transcoders * perStream));
+}
+
 export class ServerState {
   readonly id: string;
   readonly hostname = 'sim-edge-1.example.net';
@@ -88,7 +93,7 @@ export class ServerState {
     readonly build: number,
   ) {
     this.id = rng.uuid();
-    this.startedAt = now - rng.int(3600_000, 30 * 86400_000);
+    this.startedAt = Math.floor((now - rng.int(3600_000, 30 * 86400_000)) / 1000) * 1000;
     this.devices = Array.from({ length: gpus }, (_, i) => ({
       id: i,
       type: 'nvenc' as const,
@@ -136,9 +141,9 @@ export class ServerState {
     this.memory = clamp(follow(this.memory, 18 + totals.clients * 0.0004 + totals.online * 0.02) + noise(0.3));
     for (const d of this.devices) {
       d.streams = perDevice.get(d.id) ?? 0;
-      d.gpu_enc = Math.round(clamp(follow(d.gpu_enc, d.streams * 9) + noise(2)));
-      d.gpu_dec = Math.round(clamp(follow(d.gpu_dec, d.streams * 6) + noise(2)));
-      d.gpu_sm = Math.round(clamp(follow(d.gpu_sm, d.streams * 7) + noise(2)));
+      d.gpu_enc = Math.round(clamp(follow(d.gpu_enc, gpuLoad(d.streams, 0.1)) + noise(2)));
+      d.gpu_dec = Math.round(clamp(follow(d.gpu_dec, gpuLoad(d.streams, 0.07)) + noise(2)));
+      d.gpu_sm = Math.round(clamp(follow(d.gpu_sm, gpuLoad(d.streams, 0.08)) + noise(2)));
       d.memUsed = Math.min(d.memTotal, Math.round(300 + d.streams * 180 + noise(5)));
       d.gpu_temp = Math.round(follow(d.gpu_temp, 35 + 0.5 * Math.max(d.gpu_enc, d.gpu_sm)) + noise(0.5));
     }
@@ -176,7 +181,6 @@ export class ServerState {
       license_type: 'online',
       license_txt: 'sim-license-7f3a9c2e1b',
       config_version: [Math.floor(this.startedAt / 1000), 4],
-      next_version: null,
       transcoder: this.devices.length > 0,
       cpu_usage: Math.round(this.cpu),
       memory_usage: Math.round(this.memory),

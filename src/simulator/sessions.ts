@@ -142,19 +142,23 @@ export class SessionsStore {
     this.removeExpired(now);
   }
 
-  step(dt: number, now: number, churn: boolean, streamState: (name: string) => SessionStream | undefined, pick: (rng: Rng) => SessionStream | undefined): void {
-    const closing = new Set<SessionEntry>();
+  /**
+   * Move sessions forward by dt: bytes grow on streams that flow (`stopped` lists those that do
+   * not), and with churn some close and new ones arrive. One pass over the array: this runs on
+   * 100,000 sessions.
+   */
+  step(dt: number, now: number, churn: boolean, stopped: ReadonlySet<string>, pick: (rng: Rng) => SessionStream | undefined): void {
+    const pClose = 1 - Math.exp(-dt / MEAN_LIFETIME);
+    const pCloseStopped = 1 - Math.exp(-dt / MEAN_LIFETIME_DEAD_STREAM);
+    const checkStopped = stopped.size > 0;
+    const closing: SessionEntry[] = [];
     for (const e of this.entries) {
       if (!e.open) continue;
       const doc = e.doc;
-      const stream = streamState(doc.name as string);
-      const flowing = stream?.alive ?? false;
+      const flowing = !checkStopped || !stopped.has(doc.name as string);
       if (flowing) doc.bytes = (doc.bytes as number) + Math.round(e.rate * dt);
       doc.updated_at = now;
-      if (churn) {
-        const lifetime = flowing ? MEAN_LIFETIME : MEAN_LIFETIME_DEAD_STREAM;
-        if (this.rng.next() < 1 - Math.exp(-dt / lifetime)) closing.add(e);
-      }
+      if (churn && this.rng.next() < (flowing ? pClose : pCloseStopped)) closing.push(e);
     }
     for (const e of closing) this.closeEntry(e, now);
     this.removeExpired(now);
@@ -182,17 +186,23 @@ export class SessionsStore {
     this.untrack(e);
   }
 
-  /** Drop closed sessions whose linger time is over. */
+  /** Drop closed sessions whose linger time is over (one in-place pass). */
   private removeExpired(now: number): void {
     if (this.closedListed === 0) return;
-    const before = this.entries.length;
-    this.entries = this.entries.filter((e) => {
-      if (e.open || e.removeAt > now) return true;
-      this.byId.delete(e.doc.id as string);
-      this.closedListed--;
-      return false;
-    });
-    if (this.entries.length !== before) this.docsCache = undefined;
+    const entries = this.entries;
+    let w = 0;
+    for (let r = 0; r < entries.length; r++) {
+      const e = entries[r] as SessionEntry;
+      if (e.open || e.removeAt > now) entries[w++] = e;
+      else {
+        this.byId.delete(e.doc.id as string);
+        this.closedListed--;
+      }
+    }
+    if (w !== entries.length) {
+      entries.length = w;
+      this.docsCache = undefined;
+    }
   }
 
   private insert(made: SessionEntry[]): void {
@@ -244,7 +254,11 @@ export class SessionsStore {
     const kbps = Math.max(64, stream.kbps);
     const rate = init.bytesPerSecond !== undefined ? init.bytesPerSecond / 1000 : (kbps * 125 * rng.float(0.9, 1.1)) / 1000;
     const id = init.id ?? timeOrderedUuid(rng, openedAt, this.counter++);
-    const doc: JsonRecord = {
+    const segmentsContainer = segmented || init.segments_container !== undefined ? (init.segments_container ?? (proto === 'hls' ? rng.pick(['mpegts', 'fmp4']) : proto === 'dash' ? rng.pick(['cmaf', 'fmp4']) : 'cmaf')) : undefined;
+    const manifestType = init.manifest_type ?? (segmented ? (dvr ? rng.pick(['archive', 'timeshiftRel', 'rewind']) : 'index') : undefined);
+    // Every session object has the same keys in the same order (absent ones hold undefined, which
+    // JSON leaves out): one hidden class, so stepping 100,000 of them stays fast.
+    const doc = {
       id,
       type: 'play',
       ip: init.ip ?? `${rng.pick([198, 203, 100, 81, 94])}.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(1, 254)}`,
@@ -252,6 +266,7 @@ export class SessionsStore {
       opened_at: openedAt,
       started_at: openedAt + rng.int(50, 1500),
       updated_at: now,
+      closed_at: undefined,
       name: stream.name,
       user_name: stream.name,
       named_by: 'config',
@@ -263,25 +278,19 @@ export class SessionsStore {
       query_string: `token=${rng.hex(12)}`,
       bytes: init.bytes ?? Math.round(rate * Math.max(0, now - openedAt)),
       secure,
+      security_protocol: secure ? 'tlsv1.2' : undefined,
+      segments_container: segmentsContainer,
+      manifest_type: manifestType,
       dvr,
+      allowed_dvr_from: dvr ? Math.floor(now / 1000) - 7 * 86400 : undefined,
+      allowed_dvr_to: dvr ? Math.floor(now / 1000) : undefined,
+      current_time: dvr ? openedAt - rng.int(60_000, 3 * 3600_000) : undefined,
+      max_sessions: rng.chance(0.3) ? rng.pick([1, 2, 3, 5]) : undefined,
       soft_limitation: false,
       media_info: { flow_type: dvr ? 'dvr_stream' : 'stream', tracks: stream.tracks as JsonRecord[] },
       ts_delay: rng.int(10, 400),
       ts_delay_per_tracks: stream.tracks.map(() => rng.int(10, 400)),
-    };
-    if (secure) doc.security_protocol = 'tlsv1.2';
-    if (segmented || init.segments_container !== undefined) {
-      doc.segments_container = init.segments_container ?? (proto === 'hls' ? rng.pick(['mpegts', 'fmp4']) : proto === 'dash' ? rng.pick(['cmaf', 'fmp4']) : 'cmaf');
-      doc.manifest_type = init.manifest_type ?? (dvr ? rng.pick(['archive', 'timeshiftRel', 'rewind']) : 'index');
-    } else if (init.manifest_type !== undefined) {
-      doc.manifest_type = init.manifest_type;
-    }
-    if (dvr) {
-      doc.allowed_dvr_from = Math.floor(now / 1000) - 7 * 86400;
-      doc.allowed_dvr_to = Math.floor(now / 1000);
-      doc.current_time = openedAt - rng.int(60_000, 3 * 3600_000);
-    }
-    if (rng.chance(0.3)) doc.max_sessions = rng.pick([1, 2, 3, 5]);
+    } as unknown as JsonRecord;
     return { doc, rate, open: true, removeAt: 0 };
   }
 }

@@ -69,8 +69,10 @@ export interface StreamDeps {
 }
 
 export class SimStream {
-  /** The API object; rebuilt by render(), never mutated by callers. */
-  doc: JsonRecord = {};
+  /** The API object as of the last render(); see docAt(). */
+  private rendered: JsonRecord = {};
+  /** Set when state changed since the last render: documents are built when read, not per step. */
+  dirty = true;
   config: JsonRecord;
 
   id: string;
@@ -106,6 +108,8 @@ export class SimStream {
   dvrFrom = 0;
   dvrBytes = 0;
   tracks: JsonRecord[] = [];
+  /** The same tracks with the 2025 extras (avg_fps, avg_gop, bandwidth); built with the config. */
+  private nestedTracks: JsonRecord[] = [];
 
   constructor(
     readonly name: string,
@@ -182,6 +186,8 @@ export class SimStream {
       this.transcoder = undefined;
     }
     this.tracks = this.buildTracks();
+    this.nestedTracks = this.tracks.map(nestedTrack);
+    this.dirty = true;
   }
 
   private buildTracks(): JsonRecord[] {
@@ -296,7 +302,7 @@ export class SimStream {
         this.dvrFrom = now - expirationMs;
       }
     }
-    this.render(now, deps);
+    this.dirty = true;
   }
 
   private randomEvents(dt: number, now: number, rng: Rng): void {
@@ -336,6 +342,7 @@ export class SimStream {
 
   goDown(now: number, until: number, status: StreamStatus = 'error'): void {
     if (!this.alive && this.status === status) return;
+    this.dirty = true;
     this.alive = false;
     this.status = status;
     this.downUntil = until;
@@ -344,6 +351,7 @@ export class SimStream {
   }
 
   recover(now: number): void {
+    this.dirty = true;
     this.alive = true;
     this.status = 'running';
     this.downUntil = 0;
@@ -362,7 +370,16 @@ export class SimStream {
 
   // ---- rendering ---------------------------------------------------------------------------
 
-  render(now: number, deps: StreamDeps): void {
+  /** The API object, built now if the state changed since it was last built. Do not mutate. */
+  docAt(now: number, deps: StreamDeps): JsonRecord {
+    if (this.dirty) {
+      this.render(now, deps);
+      this.dirty = false;
+    }
+    return this.rendered;
+  }
+
+  private render(now: number, deps: StreamDeps): void {
     const clients = deps.clientsOf(this.name);
     const config = this.config;
     const doc: JsonRecord = { name: this.name };
@@ -371,7 +388,8 @@ export class SimStream {
       doc[key] = config[key] as Json;
     }
     doc.named_by = this.namedBy;
-    doc.position = this.position;
+    // 23.05 says position is nullable; 2025 servers leave an unset position out.
+    if (this.position !== null || deps.shape === 'flat') doc.position = this.position;
     doc.static = typeof config.static === 'boolean' ? config.static : this.namedBy !== 'remote';
     const inputs = Array.isArray(config.inputs) ? (config.inputs as JsonRecord[]) : [];
     const pushes = Array.isArray(config.pushes) ? (config.pushes as JsonRecord[]) : [];
@@ -384,11 +402,11 @@ export class SimStream {
       if (pushes.length > 0) doc.pushes = pushes;
       doc.stats = this.nestedStats(now, clients, deps);
     }
-    this.doc = doc;
+    this.rendered = doc;
   }
 
   private tsDelay(now: number): number {
-    return this.alive ? 40 + ((now / 7) % 200) : now - this.lastDtsAt;
+    return this.alive ? 40 + Math.round((now / 7) % 200) : now - this.lastDtsAt;
   }
 
   private flatStats(now: number, clients: number): JsonRecord {
@@ -500,11 +518,12 @@ export class SimStream {
       running_transcoder: this.transcoder !== undefined && this.alive,
       transcoder_overloaded: this.transcoder?.deviceId !== undefined && deps.deviceLoad(this.transcoder.deviceId) > 90,
       running_on: [deps.hostname],
-      media_info: { flow_type: 'stream', tracks: this.alive ? this.tracks.map(nestedTrack) : [] },
+      media_info: { flow_type: 'stream', tracks: this.alive ? this.nestedTracks : [] },
     };
     if (this.inputs.length > 0) {
-      stats.input = this.nestedInputStats(this.activeInput, now);
-      stats.inputs = this.inputs.map((_, i) => this.nestedInputStats(i, now));
+      const inputs = this.inputs.map((_, i) => this.nestedInputStats(i, now));
+      stats.input = inputs[this.activeInput] as JsonRecord;
+      stats.inputs = inputs;
     }
     if (this.transcoder) {
       const tc = this.transcoder;
@@ -546,10 +565,12 @@ function nestedTrack(track: JsonRecord): JsonRecord {
   return { ...track, avg_fps: track.fps as number, avg_gop: track.last_gop as number, bandwidth: Math.round((track.bitrate as number) * 1.05) };
 }
 
+const PROTO_OF_SCHEME: Readonly<Record<string, string>> = { udp: 'udp', hls: 'hls', http: 'tshttp', https: 'tshttps', tshttp: 'tshttp', rtmp: 'rtmp', rtsp: 'rtsp', srt: 'srt', publish: 'rtmp', m4f: 'm4f', fake: 'fake', file: 'file' };
+
+/** The `protocol` enum value of an input URL. */
 export function protoOf(url: string): string {
-  const scheme = url.split(':')[0] ?? '';
-  const known: Record<string, string> = { udp: 'udp', hls: 'hls', http: 'tshttp', https: 'tshttps', tshttp: 'tshttp', rtmp: 'rtmp', rtsp: 'rtsp', srt: 'srt', publish: 'rtmp', m4f: 'm4f', fake: 'fake', file: 'file' };
-  return known[scheme] ?? 'copy';
+  const colon = url.indexOf(':');
+  return PROTO_OF_SCHEME[colon < 0 ? url : url.slice(0, colon)] ?? 'copy';
 }
 
 // ---- generation ----------------------------------------------------------------------------
@@ -593,7 +614,7 @@ export function generateStream(i: number, rng: Rng, options: { gpus: number; dvr
   if (category !== 'radio' && category !== 'cam' && rng.chance(0.2)) {
     const gpu = options.gpus > 0;
     config.transcoder = {
-      video: hd ? [{ bitrate: 4500, codec: 'h264' }, { bitrate: 2500, codec: 'h264' }, { bitrate: 900, codec: 'h264' }] : [{ bitrate: 2000, codec: 'h264' }, { bitrate: 800, codec: 'h264' }],
+      video: hd ? [{ track: 1, bitrate: 4500, codec: 'h264' }, { track: 2, bitrate: 2500, codec: 'h264' }, { track: 3, bitrate: 900, codec: 'h264' }] : [{ track: 1, bitrate: 2000, codec: 'h264' }, { track: 2, bitrate: 800, codec: 'h264' }],
       audio: { codec: 'aac', bitrate: 128 },
       global: gpu ? { hw: 'nvenc', deviceid: rng.int(0, options.gpus - 1) } : { hw: 'cpu' },
     };

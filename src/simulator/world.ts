@@ -116,6 +116,7 @@ export class SimWorld {
   private readonly sortStreams: (a: unknown, b: unknown) => number;
   private lastStep: number;
   private nextPosition = 0;
+  private mutations = 0;
 
   constructor(
     private readonly options: WorldOptions,
@@ -127,8 +128,9 @@ export class SimWorld {
     this.churn = options.churn;
     this.lastStep = now;
     const byDoc = itemComparator(defaultSort(STREAMS_SPEC), STREAMS_SPEC);
-    // The list is kept in the collection's default order, compared on the rendered API objects.
-    this.sortStreams = (a, b) => byDoc((a as SimStream).doc, (b as SimStream).doc);
+    // The list is kept in the collection's default order, by the same comparator the query uses.
+    const keyOf = (s: SimStream) => ({ named_by: s.namedBy, position: s.position, name: s.name });
+    this.sortStreams = (a, b) => byDoc(keyOf(a as SimStream), keyOf(b as SimStream));
     const version = options.shape === 'flat' ? '24.12' : '25.11';
     this.serverState = new ServerState(rng.fork('server'), now, options.gpus, options.dvrs, version, options.shape === 'flat' ? 1432 : 2087);
     this.sessionStore = new SessionsStore(rng.fork('sessions'), options.sessions, options.sessionLingerMs);
@@ -150,7 +152,6 @@ export class SimWorld {
       this.addStream(stream);
     }
     this.sessionStore.populate(now, (r) => this.pickStream(r));
-    for (const s of this.streamList) s.render(now, this.deps);
     this.streamList.sort(this.sortStreams);
     this.updateServer(0, now);
 
@@ -185,7 +186,10 @@ export class SimWorld {
     if (dt <= 0) return;
     const from = this.lastStep;
     this.lastStep = now;
-    this.sessionStore.step(dt, now, this.churn, (name) => this.sessionStream(this.byName.get(name)), (r) => this.pickStream(r));
+    this.mutations++;
+    const stopped = new Set<string>();
+    for (const s of this.streamList) if (!s.alive && !s.backupRunning) stopped.add(s.name);
+    this.sessionStore.step(dt, now, this.churn, stopped, (r) => this.pickStream(r));
     for (const s of this.streamList) s.step(dt, now, this.rng, this.churn, this.deps);
     this.updateServer(dt, now);
     if (this.churn) this.activity.run(from, now);
@@ -193,7 +197,17 @@ export class SimWorld {
 
   /** Items for GET /streams, in default order (the query engine relies on it). */
   streamDocs(): JsonRecord[] {
-    return this.streamList.map((s) => s.doc);
+    return this.streamList.map((s) => s.docAt(this.lastStep, this.deps));
+  }
+
+  /** The default sort keys of every stream, in order: enough for a walk in the default order. */
+  streamKeys(): { named_by: string; position: number | null; name: string }[] {
+    return this.streamList.map((s) => ({ named_by: s.namedBy, position: s.position, name: s.name }));
+  }
+
+  /** Changes whenever anything a collection read could see changed (time or a mutation). */
+  get version(): number {
+    return this.mutations;
   }
 
   sessionDocs(): readonly JsonRecord[] {
@@ -238,6 +252,13 @@ export class SimWorld {
   }
 
   // ---- internals ---------------------------------------------------------------------------
+
+  /** A stream's sessions changed outside a step: its document and every cached query are stale. */
+  private touched(name: string): void {
+    const s = this.byName.get(name);
+    if (s) s.dirty = true;
+    this.mutations++;
+  }
 
   private addStream(stream: SimStream): void {
     this.streamList.push(stream);
@@ -336,9 +357,9 @@ export class SimWorld {
       stream.startRunningAt = now;
       this.addStream(stream);
     }
-    stream.render(now, this.deps);
     this.streamList.sort(this.sortStreams);
-    return { created: !existing, stream: stream.doc };
+    this.mutations++;
+    return { created: !existing, stream: stream.docAt(now, this.deps) };
   }
 
   private makeStreamsApi(): StreamsApi {
@@ -346,7 +367,7 @@ export class SimWorld {
     return {
       list: () => this.streamDocs(),
       names: () => this.streamList.map((s) => s.name),
-      get: (name) => this.byName.get(name)?.doc,
+      get: (name) => this.byName.get(name)?.docAt(this.lastStep, this.deps),
       get size() {
         return world.streamList.length;
       },
@@ -358,6 +379,7 @@ export class SimWorld {
         this.streamList.splice(this.streamList.indexOf(s), 1);
         this.cumulative = undefined;
         this.sessionStore.closeStream(name, this.lastStep);
+        this.mutations++;
         return true;
       },
       setAlive: (name, alive, status) => {
@@ -369,18 +391,20 @@ export class SimWorld {
           s.pinned = true;
           s.goDown(this.lastStep, Number.POSITIVE_INFINITY, status ?? 'error');
         }
-        s.render(this.lastStep, this.deps);
+        this.mutations++;
       },
       setFailover: (name, active) => {
         const s = this.requireStream(name);
         s.setFailover(active, this.lastStep);
-        s.render(this.lastStep, this.deps);
+        s.dirty = true;
+        this.mutations++;
       },
       setBitrate: (name, kbps) => {
         const s = this.requireStream(name);
         s.nominalKbps = kbps;
         s.currentKbps = kbps;
-        s.render(this.lastStep, this.deps);
+        s.dirty = true;
+        this.mutations++;
       },
     };
   }
@@ -399,13 +423,13 @@ export class SimWorld {
         const stream = init.name !== undefined ? world.sessionStream(world.requireStream(init.name)) : world.pickStream(world.rng);
         if (!stream) throw new Error('no stream to open a session on');
         const doc = store.open(stream, init, world.lastStep);
-        world.byName.get(stream.name)?.render(world.lastStep, world.deps);
+        world.touched(stream.name);
         return doc;
       },
       close: (id) => {
         const doc = store.get(id);
         const closed = store.close(id, world.lastStep);
-        if (doc) world.byName.get(doc.name as string)?.render(world.lastStep, world.deps);
+        if (doc) world.touched(doc.name as string);
         return closed;
       },
       countOf: (stream) => store.clientsOf(stream),

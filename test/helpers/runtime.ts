@@ -37,7 +37,7 @@ export function catenaConfig(name: string, url: string, overrides: Partial<Caten
     maxPages: 1000,
     maxResponseBytes: 64 * 1024 * 1024,
     start: { kind: 'now' },
-    query: { type: 'type', createdFrom: 'created_from', createdBefore: 'created_before', subscriber: 'subscriber_id' },
+    query: { type: 'type', createdFrom: 'createdAt_gte', createdBefore: 'createdAt_lt', subscriber: 'subscriberId' },
     prices: new Map(),
     ...overrides,
   };

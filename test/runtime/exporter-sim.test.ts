@@ -5,23 +5,24 @@
  * clean for promtool.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../../src/config/types.js';
+import type { CatenaConfig, ServerConfig } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { streamsSelect } from '../../src/collectors/streams.js';
 import { familiesOf } from '../../src/metrics/catalogue.js';
 import { startSimulator, type Fault, type RunningSimulator } from '../../src/simulator/index.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
-import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
+import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { parseSamples, samples, value } from '../helpers/exposition.js';
 
 const VIEW = { user: 'monitor', password: 'view-Pa55-secret' };
+const CATENA_KEY = 'catena-key-secret';
 const SELF_FAMILIES = new Set([...familiesOf('self').map((f) => f.name), 'flussonic_catena_up']);
 
 let sim1: RunningSimulator;
 let sim2: RunningSimulator;
 beforeAll(async () => {
   [sim1, sim2] = await Promise.all([
-    startSimulator({ streams: 20, sessions: 50, clock: 'manual', churn: false, seed: 1, shape: 'flat' }),
+    startSimulator({ streams: 20, sessions: 50, clock: 'manual', churn: false, seed: 1, shape: 'flat', catenaKeys: [{ key: CATENA_KEY, portal: 'portal-1' }] }),
     startSimulator({ streams: 12, sessions: 30, gpus: 2, clock: 'manual', churn: false, seed: 2, shape: 'nested', viewAuth: VIEW }),
   ]);
 });
@@ -45,9 +46,9 @@ function servers(overrides: { edge1?: Partial<ServerConfig>; edge2?: Partial<Ser
   ];
 }
 
-function setup(list: ServerConfig[] = servers()): { exporter: Exporter; log: CapturedLog; metrics: () => Promise<string> } {
+function setup(list: ServerConfig[] = servers(), catena: CatenaConfig[] = []): { exporter: Exporter; log: CapturedLog; metrics: () => Promise<string> } {
   const log = captureLogger();
-  const exporter = createExporter({ config: exporterConfig(list), logger: log.logger, version: 'test', retryBackoffMs: 10, random: () => 0 });
+  const exporter = createExporter({ config: exporterConfig(list, { catena }), logger: log.logger, version: 'test', retryBackoffMs: 10, random: () => 0 });
   running.push(exporter);
   const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
   return { exporter, log, metrics };
@@ -138,7 +139,9 @@ describe('exporter against the simulator', () => {
       expect(sim1.world.streams.delete(victim)).toBe(true);
       await exporter.pollOnce('edge-1');
       const text = await metrics();
-      expect(text).not.toContain(`stream="${victim}"`);
+      // Every per-stream family loses the stream; session counters of its past audience may stay.
+      const streamSeries = text.split('\n').filter((l) => l.startsWith('flussonic_stream_'));
+      expect(streamSeries.filter((l) => l.includes(`stream="${victim}"`))).toEqual([]);
       expect(samples(text, 'flussonic_stream_alive', { server: 'edge-1' })).toHaveLength(19);
     } finally {
       sim1.world.streams.put(victim, { name: victim });
@@ -153,7 +156,8 @@ describe('exporter against the simulator', () => {
     expect(sim1.requests.count()).toBeGreaterThan(0);
     const started = performance.now();
     await exporter.stop();
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The issue's bound for a clean stop is 5 s.
+    expect(performance.now() - started).toBeLessThan(5000);
     await poll;
   });
 
@@ -172,14 +176,68 @@ describe('exporter against the simulator', () => {
     }
   });
 
-  it('serves a /metrics that promtool check metrics accepts with no findings, for both stats shapes', async (ctx) => {
+  it('polls a Catena service beside the servers, keeping its counters through a failed poll', async () => {
+    // The simulator's log goes back three days from its own (2026-01-01) clock: read all of it.
+    const catena = catenaConfig('billing', sim1.url, { apiKey: CATENA_KEY, start: { kind: 'history', ms: 5 * 365 * 86_400_000 } });
+    const { exporter, metrics, log } = setup(servers(), [catena]);
+    await exporter.pollOnce();
+    let text = await metrics();
+    expect(value(text, 'flussonic_catena_up', { catena: 'billing' })).toBe(1);
+    const counted = samples(text, 'flussonic_catena_operations_total', { catena: 'billing', portal: 'portal-1' });
+    expect(counted.reduce((sum, s) => sum + s.value, 0)).toBeGreaterThan(0);
+    expect(value(text, 'flussonic_exporter_collector_success', { server: 'billing', collector: 'operations' })).toBe(1);
+    expect(value(text, 'flussonic_exporter_api_requests_total', { server: 'billing', endpoint: '/operations', code: '200' })).toBeGreaterThan(0);
+
+    sim1.faults.set('/operations', { status: 500 });
+    await exporter.pollOnce('billing');
+    text = await metrics();
+    expect(value(text, 'flussonic_catena_up', { catena: 'billing' })).toBe(0);
+    expect(samples(text, 'flussonic_catena_operations_total', { catena: 'billing', portal: 'portal-1' })).toEqual(counted);
+    expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
+    expect(log.text()).not.toContain(CATENA_KEY);
+  });
+
+  it('keeps a Catena service\'s counters through a reload that changes its entry', async () => {
+    const catena = catenaConfig('billing', sim1.url, { apiKey: CATENA_KEY, start: { kind: 'history', ms: 5 * 365 * 86_400_000 } });
+    const { exporter, metrics } = setup(servers(), [catena]);
+    await exporter.pollOnce('billing');
+    const before = samples(await metrics(), 'flussonic_catena_operations_total', { catena: 'billing', portal: 'portal-1' });
+    expect(before.reduce((sum, s) => sum + s.value, 0)).toBeGreaterThan(0);
+
+    exporter.reload(exporterConfig(servers(), { catena: [{ ...catena, pageSize: catena.pageSize + 1 }] }));
+    await exporter.pollOnce('billing');
+    // Nothing new happened upstream: a reset would show fewer, a recount more.
+    expect(samples(await metrics(), 'flussonic_catena_operations_total', { catena: 'billing', portal: 'portal-1' })).toEqual(before);
+  });
+
+  it('withdraws only the Catena service\'s self-metrics when it leaves, though a server has its name', async () => {
+    const catena = catenaConfig('edge-1', sim1.url, { apiKey: CATENA_KEY, start: { kind: 'history', ms: 86_400_000 } });
+    const { exporter, metrics } = setup(servers(), [catena]);
+    await exporter.pollOnce();
+    let text = await metrics();
+    expect(value(text, 'flussonic_exporter_collector_success', { server: 'edge-1', collector: 'operations' })).toBe(1);
+    expect(value(text, 'flussonic_catena_up', { catena: 'edge-1' })).toBe(1);
+
+    exporter.reload(exporterConfig(servers(), { catena: [] }));
+    await exporter.pollOnce('edge-2'); // settles the reload without polling edge-1 again
+    text = await metrics();
+    expect(samples(text, 'flussonic_exporter_collector_success', { server: 'edge-1', collector: 'operations' })).toEqual([]);
+    expect(samples(text, 'flussonic_catena_up', { catena: 'edge-1' })).toEqual([]);
+    expect(value(text, 'flussonic_exporter_collector_success', { server: 'edge-1', collector: 'streams' })).toBe(1);
+    expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
+    expect(value(text, 'flussonic_exporter_api_requests_total', { server: 'edge-1', endpoint: '/streams', code: '200' })).toBeGreaterThan(0);
+  });
+
+  it('serves a /metrics that promtool check metrics accepts with no findings, for both stats shapes and Catena', async (ctx) => {
     const bin = findBinary('promtool');
     if (!bin) return ctx.skip();
-    const { exporter, metrics } = setup();
+    const catena = catenaConfig('billing', sim1.url, { apiKey: CATENA_KEY, start: { kind: 'history', ms: 5 * 365 * 86_400_000 } });
+    const { exporter, metrics } = setup(servers(), [catena]);
     await exporter.pollOnce();
     const text = await metrics();
     expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
     expect(value(text, 'flussonic_up', { server: 'edge-2' })).toBe(1);
+    expect(value(text, 'flussonic_catena_up', { catena: 'billing' })).toBe(1);
     const r = promtool(bin, ['check', 'metrics'], text);
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);

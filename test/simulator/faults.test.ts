@@ -139,6 +139,13 @@ describe('faults', () => {
 });
 
 describe('request log', () => {
+  it('is bounded: the oldest records go first', async () => {
+    const { RequestLog } = await import('../../src/simulator/index.js');
+    const log = new RequestLog(3);
+    for (let i = 0; i < 5; i++) log.add({ method: 'GET', path: `/p${i}`, apiPath: `/p${i}`, query: {}, headers: {}, time: i });
+    expect(log.entries().map((r) => r.path)).toEqual(['/p2', '/p3', '/p4']);
+  });
+
   it('records method, path, query and headers but never credentials', async () => {
     const sim = await startSimulator({ clock: 'manual', streams: 3, sessions: 5, viewAuth: { user: 'u', password: 'p' }, catenaKeys: [{ key: 'secret-key', portal: 'p' }] });
     try {

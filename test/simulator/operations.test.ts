@@ -136,6 +136,15 @@ describe('operations log: scripted scenario', () => {
     expect(last.body.next).toBeNull();
   });
 
+  it('goes back a page with prev', async () => {
+    const first = (await ops(sim, 'key-acme', { limit: '4' })).body;
+    const second = (await ops(sim, 'key-acme', { limit: '4', cursor: first.next })).body;
+    expect(second.prev).not.toBeNull();
+    const back = (await ops(sim, 'key-acme', { limit: '4', cursor: second.prev })).body;
+    expect(back.operations.map((r: OperationRecord) => r.operationId)).toEqual(first.operations.map((r: OperationRecord) => r.operationId));
+    expect(back.prev).toBeNull();
+  });
+
   it('rejects bad parameters with 400 naming them', async () => {
     for (const [params, parameter] of [
       [{ limit: 'ten' }, 'limit'],

@@ -82,6 +82,13 @@ describe('collection queries (section 4.3)', () => {
       expect(ids(body.sessions)).toEqual(ids(want));
     });
 
+    it('q searches name and title', async () => {
+      const res = await getJson(`${api}/streams?limit=1000&q=sport&select=name`);
+      const want = allStreams.filter((s) => s.name.includes('sport') || s.title.includes('sport')).map((s) => s.name);
+      expect(want.length).toBeGreaterThan(0);
+      expect(res.body.streams.map((s: any) => s.name)).toEqual(want);
+    });
+
     it('estimated_count counts the filtered collection, not the page', async () => {
       const res = await getJson(`${api}/sessions?proto=hls&limit=3`);
       expect(res.body.sessions).toHaveLength(3);
@@ -109,6 +116,14 @@ describe('collection queries (section 4.3)', () => {
       const expected = [...allStreams].sort((a, b) => rank[a.named_by]! - rank[b.named_by]! || (a.position ?? -1) - (b.position ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       expect(names).toEqual(expected.map((s) => s.name));
       expect(new Set(allStreams.map((s) => s.named_by)).size).toBeGreaterThan(1);
+    });
+
+    it('appends the implicit stream keys after an explicit one (-named_by, then position, name)', async () => {
+      const res = await getJson(`${api}/streams?limit=1000&sort=-named_by&select=name,named_by,position`);
+      const rank: Record<string, number> = { config: 0, user: 1, remote: 2 };
+      const want = [...allStreams].sort((a, b) => rank[b.named_by]! - rank[a.named_by]! || (a.position ?? -1) - (b.position ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      expect(res.body.streams.map((s: any) => s.name)).toEqual(want.map((s) => s.name));
+      expect(res.body.streams[0].named_by).toBe('remote');
     });
 
     it('sorts on a nested field and keeps the implicit keys after it', async () => {

@@ -44,7 +44,7 @@ describe('PUT /streams/<name> (section 4.4)', () => {
   });
 
   it('rule 3: null removes the stored value (disables the feature)', async () => {
-    await put('r3', { title: 't', dvr: { root: '/storage' }, transcoder: { video: [{ bitrate: 1000 }] }, labels: { a: '1', b: '2' } });
+    await put('r3', { title: 't', dvr: { root: '/storage' }, transcoder: { video: [{ track: 1, bitrate: 1000 }] }, labels: { a: '1', b: '2' } });
     expect((await put('r3', { dvr: null, transcoder: null, labels: { a: null } })).status).toBe(200);
     const s = await get('r3');
     expect(s.dvr).toBeUndefined();
@@ -103,7 +103,8 @@ describe('PUT /streams/<name> (section 4.4)', () => {
       [{ title: 5 }, '/title'],
       [{ inputs: [{ url: 'udp://ok:1' }, { url: 'no scheme' }] }, '/inputs/1/url'],
       [{ inputs: [{ priority: 1 }] }, '/inputs/0/url'],
-      [{ transcoder: { video: [{ bframes: 9 }] } }, '/transcoder/video/0/bframes'],
+      [{ transcoder: { video: [{ track: 1, bframes: 9 }] } }, '/transcoder/video/0/bframes'],
+      [{ transcoder: { video: [{ bitrate: 900 }] } }, '/transcoder/video/0/track'],
       [{ segment_duration: 500 }, '/segment_duration'],
       [{ playback_headers: [{ headers: { 'X-Long': 'x'.repeat(65) } }] }, '/playback_headers/0/headers/X-Long'],
       [{ labels: { 'a/b': 7 } }, '/labels/a~1b'],
@@ -236,9 +237,9 @@ describe('GET /schema', () => {
       // A constraint the document states is one the server enforces.
       const bframes = res.body.components.schemas.stream_config.properties.transcoder.properties.video.items.properties.bframes;
       expect(bframes.maximum).toBe(4);
-      const over = await sendJson('PUT', `${sim.url}/streamer/api/v3/streams/s`, { transcoder: { video: [{ bframes: bframes.maximum + 1 }] } });
+      const over = await sendJson('PUT', `${sim.url}/streamer/api/v3/streams/s`, { transcoder: { video: [{ track: 1, bframes: bframes.maximum + 1 }] } });
       expect(over.status).toBe(400);
-      const at = await sendJson('PUT', `${sim.url}/streamer/api/v3/streams/s`, { transcoder: { video: [{ bframes: bframes.maximum }] } });
+      const at = await sendJson('PUT', `${sim.url}/streamer/api/v3/streams/s`, { transcoder: { video: [{ track: 1, bframes: bframes.maximum }] } });
       expect(at.status).toBe(201);
     } finally {
       await sim.close();

@@ -1,0 +1,38 @@
+# flussonic-exporter: docker build -t flussonic-exporter .
+# docker run -p 9228:9228 -v ./config.yaml:/etc/flussonic-exporter/config.yaml:ro flussonic-exporter
+# docker run -p 9228:9228 flussonic-exporter --demo
+
+# Production dependencies only, without install scripts.
+FROM node:22-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+
+# Compile TypeScript with the dev dependencies; nothing of this stage but dist/ is kept.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.build.json
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production \
+    FLUSSONIC_EXPORTER_CONFIG=/etc/flussonic-exporter/config.yaml
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY config.example.yaml /etc/flussonic-exporter/config.example.yaml
+# state_file of catena entries goes here (mount a volume to keep it across containers).
+RUN mkdir -p /var/lib/flussonic-exporter && chown node:node /var/lib/flussonic-exporter
+# The node image's unprivileged user (uid 1000).
+USER node
+EXPOSE 9228
+# Node's own fetch: no curl in the image. Set HEALTHCHECK_URL when listen_address is not :9228.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:9228/-/healthy', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "dist/main.js"]
+# The config comes from FLUSSONIC_EXPORTER_CONFIG (/etc/flussonic-exporter/config.yaml).
+CMD []

@@ -1,0 +1,240 @@
+/** Stream detail: everything the exporter knows about one or more streams, over time. */
+import {
+  booleanMappings,
+  dashboard,
+  levels,
+  q,
+  row,
+  sel,
+  stateTimeline,
+  table,
+  timeseries,
+  type Dashboard,
+  type ValueMapping,
+} from '../model.js';
+import { datasource, job, server, stream } from './variables.js';
+
+const S = 'server';
+const ST = 'stream';
+
+/** stats.status encoded as one number, so that a state timeline shows it in one row per stream. */
+const STATUS_MAPPINGS: ValueMapping[] = [
+  {
+    type: 'value',
+    options: {
+      '0': { text: 'unknown', color: 'text', index: 0 },
+      '1': { text: 'running', color: 'green', index: 1 },
+      '2': { text: 'waiting', color: 'blue', index: 2 },
+      '3': { text: 'error', color: 'red', index: 3 },
+    },
+  },
+];
+
+export function streamDashboard(): Dashboard {
+  const f = (metric: string, ...extra: string[]) => sel(metric, S, ST, ...extra);
+  return dashboard({
+    uid: 'flussonic-stream',
+    title: 'Flussonic / Stream detail',
+    description: 'State, input, clients, tracks, transcoder and DVR of the selected streams.',
+    tags: ['streams'],
+    variables: [datasource(), job(), server(), stream()],
+    time: 'now-3h',
+    panels: [
+      row('State', 'Whether the streams run, and on which input.'),
+      stateTimeline({
+        title: 'Alive',
+        description: 'Whether the stream receives frames from its input (stats.alive; false after 12 s without frames).',
+        unit: 'none',
+        mappings: booleanMappings('down', 'alive'),
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_alive')})`, '{{server}} {{stream}}')],
+      }),
+      stateTimeline({
+        title: 'Status',
+        description:
+          'stats.status: running (ready for viewers), waiting (awaits a publisher, or an on-demand stream awaits a viewer), error.',
+        unit: 'none',
+        mappings: STATUS_MAPPINGS,
+        queries: [
+          q(
+            `max by (server, stream) (${f('flussonic_stream_status', 'status="running"')} or 2 * ${f('flussonic_stream_status', 'status="waiting"')} or 3 * ${f('flussonic_stream_status', 'status="error"')})`,
+            '{{server}} {{stream}}',
+          ),
+        ],
+      }),
+      stateTimeline({
+        title: 'Backup input active',
+        description: 'Whether the stream runs on a backup input because its primary input failed (stats.backup_running).',
+        unit: 'none',
+        mappings: booleanMappings('primary', 'backup', 'green', 'orange'),
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_backup_active')})`, '{{server}} {{stream}}')],
+      }),
+      timeseries({
+        title: 'Clients',
+        description: 'Clients watching the stream (stats.online_clients).',
+        unit: 'short',
+        queries: [q(`sum by (server, stream) (${f('flussonic_stream_clients')})`, '{{server}} {{stream}}')],
+      }),
+
+      row('Input', 'What arrives from the source.'),
+      timeseries({
+        title: 'Bitrate in and out',
+        description:
+          'Input bitrate (stats.input_bitrate), bitrate of the output media (stats.output_bitrate, not reported ' +
+          'by Flussonic 2025 and later) and the stream bitrate (stats.bitrate).',
+        unit: 'Bps',
+        queries: [
+          q(`max by (server, stream) (${f('flussonic_stream_input_bitrate_bytes_per_second')})`, '{{stream}} in'),
+          q(`max by (server, stream) (${f('flussonic_stream_output_bitrate_bytes_per_second')})`, '{{stream}} out'),
+          q(`max by (server, stream) (${f('flussonic_stream_bitrate_bytes_per_second')})`, '{{stream}} stream'),
+        ],
+      }),
+      timeseries({
+        title: 'Traffic',
+        description: 'Bytes received from the input and sent to clients per second, and the bandwidth to all clients.',
+        unit: 'Bps',
+        queries: [
+          q(`sum by (server, stream) (rate(${f('flussonic_stream_received_bytes_total')}[$__rate_interval]))`, '{{stream}} received'),
+          q(`sum by (server, stream) (rate(${f('flussonic_stream_sent_bytes_total')}[$__rate_interval]))`, '{{stream}} sent'),
+          q(`max by (server, stream) (${f('flussonic_stream_output_bandwidth_bytes_per_second')})`, '{{stream}} to clients'),
+        ],
+      }),
+      timeseries({
+        title: 'Input delay',
+        description: 'Time without frames from the input (stats.ts_delay). The stream stops being alive above 12 s.',
+        unit: 's',
+        thresholds: levels(5, 12),
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_input_delay_seconds')})`, '{{server}} {{stream}}')],
+      }),
+      timeseries({
+        title: 'Dropped input packets',
+        description: 'Input packets dropped per second (stats.input_error_rate).',
+        unit: 'pps',
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_input_dropped_packets_per_second')})`, '{{server}} {{stream}}')],
+      }),
+      timeseries({
+        title: 'Input errors by kind',
+        description: 'Input errors per second by kind (stats.input.errors_*, reported by Flussonic 2025 and later).',
+        unit: 'cps',
+        queries: [
+          q(`sum by (server, stream, error) (rate(${f('flussonic_stream_input_errors_total')}[$__rate_interval]))`, '{{stream}} {{error}}'),
+        ],
+      }),
+      timeseries({
+        title: 'Input retries and switches',
+        description: 'Reconnections of the input (stats.retry_count) and switches between inputs, per minute.',
+        unit: 'cpm',
+        queries: [
+          q(`60 * sum by (server, stream) (rate(${f('flussonic_stream_retries_total')}[$__rate_interval]))`, '{{stream}} retries'),
+          q(`60 * sum by (server, stream) (rate(${f('flussonic_stream_input_switches_total')}[$__rate_interval]))`, '{{stream}} input switches'),
+        ],
+      }),
+
+      row('Tracks', 'Media tracks of the streams (stats.media_info).'),
+      table({
+        title: 'Tracks',
+        description: 'Codec, resolution, language, bitrate, frame rate and GOP of each media track.',
+        unit: 'short',
+        merge: true,
+        hide: ['job', 'Value #A'],
+        columns: [
+          { field: 'Value #B', name: 'Bitrate', unit: 'Bps' },
+          { field: 'Value #C', name: 'Frame rate (fps)', unit: 'short' },
+          { field: 'Value #D', name: 'GOP (frames)', unit: 'short' },
+        ],
+        queries: [
+          q(`max by (server, stream, track, content, codec, width, height, language) (${f('flussonic_stream_track_info')})`),
+          q(`max by (server, stream, track) (${f('flussonic_stream_track_bitrate_bytes_per_second')})`),
+          q(`max by (server, stream, track) (${f('flussonic_stream_track_frames_per_second')})`),
+          q(`max by (server, stream, track) (${f('flussonic_stream_track_gop_frames')})`),
+        ],
+      }),
+      timeseries({
+        title: 'Track bitrate',
+        description: 'Bitrate of each media track.',
+        unit: 'Bps',
+        queries: [
+          q(`max by (server, stream, track, content) (${f('flussonic_stream_track_bitrate_bytes_per_second')})`, '{{stream}} {{track}} ({{content}})'),
+        ],
+      }),
+      timeseries({
+        title: 'Track frame rate',
+        description: 'Frames per second of each video track (avg_fps).',
+        unit: 'short',
+        queries: [q(`max by (server, stream, track) (${f('flussonic_stream_track_frames_per_second')})`, '{{stream}} {{track}}')],
+      }),
+
+      row('Transcoder', 'The transcoder of the streams, where they transcode.'),
+      stateTimeline({
+        title: 'Transcoder running',
+        description: 'Whether the transcoder of the stream runs (stats.running_transcoder).',
+        unit: 'none',
+        mappings: booleanMappings('stopped', 'running', 'text', 'green'),
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_transcoder_running')})`, '{{server}} {{stream}}')],
+      }),
+      stateTimeline({
+        title: 'Transcoder overloaded',
+        description: 'Whether the transcoder cannot keep up with real time (stats.transcoder_overloaded).',
+        unit: 'none',
+        mappings: booleanMappings('ok', 'overloaded', 'green', 'red'),
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_transcoder_overloaded')})`, '{{server}} {{stream}}')],
+      }),
+      table({
+        title: 'Transcoder',
+        description: 'Device kind (hw), target and number of output video qualities of each transcoder.',
+        unit: 'short',
+        w: 12,
+        merge: true,
+        hide: ['job', 'Value #A'],
+        columns: [{ field: 'Value #B', name: 'Qualities' }],
+        queries: [
+          q(`max by (server, stream, hw, target) (${f('flussonic_stream_transcoder_info')})`),
+          q(`max by (server, stream) (${f('flussonic_stream_transcoder_qualities')})`),
+        ],
+      }),
+      timeseries({
+        title: 'Transcoder restarts',
+        description: 'Restarts of the transcoder per minute (stats.transcoder.restarts).',
+        unit: 'cpm',
+        queries: [
+          q(`60 * sum by (server, stream) (rate(${f('flussonic_stream_transcoder_restarts_total')}[$__rate_interval]))`, '{{server}} {{stream}}'),
+        ],
+      }),
+      timeseries({
+        title: 'Transcoder frames',
+        description: 'Frames per second the transcoder processed, dropped over the limit, and duplicated to keep the frame rate.',
+        unit: 'short',
+        w: 24,
+        queries: [
+          q(`sum by (server, stream) (rate(${f('flussonic_stream_transcoder_frames_total')}[$__rate_interval]))`, '{{stream}} processed'),
+          q(`sum by (server, stream) (rate(${f('flussonic_stream_transcoder_dropped_frames_total')}[$__rate_interval]))`, '{{stream}} dropped'),
+          q(`sum by (server, stream) (rate(${f('flussonic_stream_transcoder_duplicated_frames_total')}[$__rate_interval]))`, '{{stream}} duplicated'),
+        ],
+      }),
+
+      row('DVR and pushes', 'Archive of the streams and their pushes to other servers.'),
+      timeseries({
+        title: 'DVR depth',
+        description: 'How far back the DVR archive of the stream reaches (stats.dvr_info.depth).',
+        unit: 's',
+        w: 8,
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_dvr_depth_seconds')})`, '{{server}} {{stream}}')],
+      }),
+      timeseries({
+        title: 'DVR size',
+        description: 'Size of the DVR archive of the stream (stats.dvr_info.bytes).',
+        unit: 'bytes',
+        w: 8,
+        queries: [q(`max by (server, stream) (${f('flussonic_stream_dvr_size_bytes')})`, '{{server}} {{stream}}')],
+      }),
+      timeseries({
+        title: 'Push traffic',
+        description: 'Bytes per second sent by each push of the stream (push = its index).',
+        unit: 'Bps',
+        w: 8,
+        queries: [
+          q(`sum by (server, stream, push) (rate(${f('flussonic_stream_push_sent_bytes_total')}[$__rate_interval]))`, '{{stream}} push {{push}}'),
+        ],
+      }),
+    ],
+  });
+}

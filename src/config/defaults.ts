@@ -1,0 +1,73 @@
+/**
+ * Every default of the config in one place. config.example.yaml shows these values and README
+ * documents them; a test loads the example and checks that it names every known key.
+ */
+import { COLLECTORS } from '../collectors/index.js';
+import { SESSION_GROUP_BY_DEFAULT } from '../metrics/catalogue.js';
+import type { CollectorName } from './types.js';
+
+export const COLLECTOR_NAMES: readonly CollectorName[] = ['streams', 'sessions', 'server', 'dvrs'];
+
+/**
+ * Default of each `collectors:` switch: `defaultEnabled` of the collector table
+ * (src/collectors/index.ts), so the table stays the one place that decides. A collector this
+ * build's table does not have is off.
+ */
+function collectorDefaults(): Readonly<Record<CollectorName, boolean>> {
+  const out = {} as Record<CollectorName, boolean>;
+  for (const name of COLLECTOR_NAMES) out[name] = COLLECTORS.find((entry) => entry.name === name)?.defaultEnabled ?? false;
+  return Object.freeze(out);
+}
+
+export const DEFAULTS = Object.freeze({
+  listenAddress: ':9228',
+  listenPort: 9228,
+  /** `:9228` (no host) listens on every IPv4 interface; `[::]:9228` for IPv6 too. */
+  listenHostAny: '0.0.0.0',
+  metricsPath: '/metrics',
+  logLevel: 'info',
+  pollIntervalMs: 15_000,
+  /** Below this, a poll loop would hammer the upstream. */
+  minPollIntervalMs: 100,
+  server: Object.freeze({
+    apiPrefix: '/streamer/api/v3',
+    timeoutMs: 10_000,
+    pageSize: 1000,
+    maxPages: 10_000,
+    maxResponseBytes: 64 * 1024 * 1024,
+    collectors: collectorDefaults(),
+    families: Object.freeze({ tracks: true, pushes: true, input_errors: true, transcoder_tracks: true }),
+    maxSeries: 100_000,
+    sessionsGroupBy: SESSION_GROUP_BY_DEFAULT,
+  }),
+  catena: Object.freeze({
+    pollIntervalMs: 60_000,
+    timeoutMs: 10_000,
+    pageSize: 500,
+    maxPages: 10_000,
+    maxResponseBytes: 64 * 1024 * 1024,
+    query: Object.freeze({ type: 'type', created_from: 'createdAt_gte', created_before: 'createdAt_lt', subscriber: 'subscriberId' }),
+  }),
+});
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** Keys known at each level of the YAML; unknown keys are rejected with the closest of these. */
+export const KNOWN_KEYS = Object.freeze({
+  top: ['listen_address', 'metrics_path', 'log_level', 'poll_interval', 'servers', 'catena'],
+  server: [
+    'name', 'url', 'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
+    'timeout', 'poll_interval', 'page_size', 'max_pages', 'max_response_size', 'collectors', 'streams', 'families',
+    'max_series', 'sessions',
+  ],
+  serverCollectors: [...COLLECTOR_NAMES],
+  serverStreams: ['include', 'exclude'],
+  serverFamilies: ['tracks', 'pushes', 'input_errors', 'transcoder_tracks'],
+  serverSessions: ['group_by'],
+  catena: [
+    'name', 'url', 'api_key', 'api_key_file', 'poll_interval', 'timeout', 'page_size', 'max_pages', 'max_response_size',
+    'start', 'state_file', 'query', 'prices',
+  ],
+  catenaQuery: ['type', 'created_from', 'created_before', 'subscriber'],
+  catenaPrice: ['amount', 'per', 'currency'],
+});
