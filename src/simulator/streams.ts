@@ -409,6 +409,23 @@ export class SimStream {
     return this.alive ? 40 + Math.round((now / 7) % 200) : now - this.lastDtsAt;
   }
 
+  /** The stats fields both shapes carry alike: identity, times, input delay, backup, DVR switch. */
+  private lifecycleStats(now: number): JsonRecord {
+    return {
+      id: this.id,
+      source_id: this.sourceId,
+      opened_at: this.openedAt,
+      start_running_at: this.startRunningAt,
+      last_access_at: this.lastAccessAt,
+      last_dts: (this.lastDtsAt - this.openedAt) * 90,
+      last_dts_at: this.lastDtsAt,
+      lifetime: now - this.startRunningAt,
+      ts_delay: this.tsDelay(now),
+      backup_running: this.backupRunning,
+      dvr_enabled: this.hasDvr,
+    };
+  }
+
   private flatStats(now: number, clients: number): JsonRecord {
     const input = this.inputs[this.activeInput];
     const stats: JsonRecord = {
@@ -425,17 +442,7 @@ export class SimStream {
       out_bandwidth: this.alive ? clients * this.currentKbps : 0,
       retry_count: this.retryCount,
       input_error_rate: this.inputErrorRate,
-      id: this.id,
-      source_id: this.sourceId,
-      opened_at: this.openedAt,
-      start_running_at: this.startRunningAt,
-      last_access_at: this.lastAccessAt,
-      last_dts: (this.lastDtsAt - this.openedAt) * 90,
-      last_dts_at: this.lastDtsAt,
-      lifetime: now - this.startRunningAt,
-      ts_delay: this.tsDelay(now),
-      backup_running: this.backupRunning,
-      dvr_enabled: this.hasDvr,
+      ...this.lifecycleStats(now),
       dvr_only: false,
       dvr_replication_running: false,
       publish_enabled: input !== undefined && input.url.startsWith('publish://'),
@@ -503,17 +510,7 @@ export class SimStream {
       bytes_out: this.bytesOut,
       online_clients: clients,
       output_bandwidth: this.alive ? clients * this.currentKbps * 1000 : 0,
-      id: this.id,
-      source_id: this.sourceId,
-      opened_at: this.openedAt,
-      start_running_at: this.startRunningAt,
-      last_access_at: this.lastAccessAt,
-      last_dts: (this.lastDtsAt - this.openedAt) * 90,
-      last_dts_at: this.lastDtsAt,
-      lifetime: now - this.startRunningAt,
-      ts_delay: this.tsDelay(now),
-      backup_running: this.backupRunning,
-      dvr_enabled: this.hasDvr,
+      ...this.lifecycleStats(now),
       dvr_replication_running: false,
       running_transcoder: this.transcoder !== undefined && this.alive,
       transcoder_overloaded: this.transcoder?.deviceId !== undefined && deps.deviceLoad(this.transcoder.deviceId) > 90,

@@ -4,28 +4,12 @@
  */
 import type { CatenaConfig } from '../../src/config/types.js';
 import { OperationsCollector, type OperationsCollectorDeps } from '../../src/collectors/operations.js';
-import type { ApiStats } from '../../src/flussonic/api.js';
 import { ExpositionCache } from '../../src/metrics/exposition.js';
 import { SeriesWriter } from '../../src/metrics/series.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { parseSamples, type Sample } from './exposition.js';
+import { RecordedStats } from './recorded-stats.js';
 import { captureLogger, type CapturedLog } from './runtime.js';
-
-/** ApiStats that keeps what it is told, to assert the accounting. */
-export class RecordedStats implements ApiStats {
-  readonly requests: string[] = [];
-  readonly errors: string[] = [];
-  bytes = 0;
-  request(endpoint: string, code: string): void {
-    this.requests.push(`${endpoint} ${code}`);
-  }
-  error(endpoint: string, reason: string): void {
-    this.errors.push(`${endpoint} ${reason}`);
-  }
-  responseBytes(_endpoint: string, bytes: number): void {
-    this.bytes += bytes;
-  }
-}
 
 export class CollectorHarness {
   readonly collector: OperationsCollector;

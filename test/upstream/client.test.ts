@@ -8,30 +8,16 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../src/config/types.js';
 import { CursorLoopError, UpstreamError } from '../../src/errors.js';
-import type { ApiStats, JsonObject, WalkOptions } from '../../src/flussonic/api.js';
+import type { JsonObject, WalkOptions } from '../../src/flussonic/api.js';
 import { authHeaders, collectionQuery, FlussonicClient } from '../../src/flussonic/client.js';
 import { encodeQuery } from '../../src/upstream/http.js';
+import { RecordedStats } from '../helpers/recorded-stats.js';
 import { serverConfig } from '../helpers/runtime.js';
 import { startScripted, type ScriptedAnswer, type ScriptedRequest, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
 
 const PASSWORD = 's3cret-Pa55word';
 const TOKEN = 'tok-1234567890-bearer';
 const BASIC: Credentials = { kind: 'basic', username: 'monitor', password: PASSWORD };
-
-class RecordingStats implements ApiStats {
-  readonly requests: string[] = [];
-  readonly errors: string[] = [];
-  bytes = 0;
-  request(endpoint: string, code: string): void {
-    this.requests.push(`${endpoint} ${code}`);
-  }
-  error(endpoint: string, reason: string): void {
-    this.errors.push(`${endpoint} ${reason}`);
-  }
-  responseBytes(_endpoint: string, n: number): void {
-    this.bytes += n;
-  }
-}
 
 const upstreams: ScriptedUpstream[] = [];
 const clients: FlussonicClient[] = [];
@@ -43,7 +29,7 @@ afterEach(async () => {
 async function setup(answer: (req: ScriptedRequest, index: number) => ScriptedAnswer, overrides: Parameters<typeof serverConfig>[2] = {}) {
   const upstream = await startScripted(answer);
   upstreams.push(upstream);
-  const stats = new RecordingStats();
+  const stats = new RecordedStats();
   const client = new FlussonicClient({
     config: serverConfig('edge-1', upstream.url, { credentials: BASIC, pageSize: 2, ...overrides }),
     stats,
