@@ -253,7 +253,9 @@ export class SessionsCollector implements Collector {
     this.filter = filter;
     this.filterKey = filterId(filter);
     this.admitted.clear();
-    this.walkOptions = { select: sessionsSelect(this.groupBy, filter), key: 'id' };
+    // Every id is looked up in `tracked`/`fresh` anyway (see()), which drops an id listed twice:
+    // the walk's own set of 100k ids per poll would be the same work again.
+    this.walkOptions = { select: sessionsSelect(this.groupBy, filter), key: 'id', dedupe: false };
     this.tracked.clear();
     this.groups.clear();
     this.histograms.clear();

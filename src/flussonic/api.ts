@@ -11,6 +11,13 @@ export interface WalkOptions {
   readonly select: readonly string[];
   /** Field that identifies an item, for de-duplication across pages (`name`, `id`). */
   readonly key: string;
+  /**
+   * Whether the walk drops items seen on an earlier page (default true). A caller that keys every
+   * item by `key` itself (the sessions collector tracks each id) turns it off and saves a set of
+   * every key per walk; the walk then yields pages whole and ends with `cursor_loop` on an empty
+   * page while `next` is set instead of on a page with nothing new.
+   */
+  readonly dedupe?: boolean;
   /** Extra filter parameters (`field=value`, `field_gte=...`). */
   readonly filter?: Readonly<Record<string, string>>;
   /** Sort fields (`sort=`), when the walk needs a particular order. */

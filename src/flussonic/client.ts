@@ -56,6 +56,7 @@ export class FlussonicClient implements FlussonicApi {
         path: this.apiPrefix + endpoint,
         itemsKey,
         key: options.key,
+        dedupe: options.dedupe,
         query: collectionQuery(this.options.config.pageSize, options),
         maxPages: this.options.config.maxPages,
         onDuplicates: (dropped, pages) => this.options.log?.debug({ endpoint, dropped, pages }, 'cursor walk dropped items already seen on an earlier page'),

@@ -11,7 +11,8 @@
  *  - a page that adds no new item while `next` is still set (no progress);
  *  - more pages than `maxPages` (page cap).
  * Items whose key was seen on an earlier page are dropped (an item moved by a change during the
- * walk); their number is reported through `onDuplicates`.
+ * walk); their number is reported through `onDuplicates`. A caller that keys items itself may turn
+ * that off (`dedupe: false`): then the no-progress guard fires on an empty page.
  */
 import { CursorLoopError, UpstreamError, UpstreamShapeError } from '../errors.js';
 import type { JsonObject } from '../flussonic/api.js';
@@ -33,6 +34,8 @@ export interface CursorWalkOptions {
   readonly itemsKey: string;
   /** Field identifying an item, for dropping duplicates (`name`, `id`, `operationId`). */
   readonly key: string;
+  /** Drop items seen on an earlier page (default true); off for callers that key items themselves. */
+  readonly dedupe?: boolean;
   /** Query of every page (limit, select, filters, sort); the cursor is added from page 2 on. */
   readonly query: Query;
   /** Query parameter that carries the cursor (default `cursor`). */
@@ -49,6 +52,7 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
   const { endpoint, itemsKey, key, maxPages } = options;
   const cursorParam = options.cursorParam ?? 'cursor';
   const nextKey = options.nextKey ?? 'next';
+  const dedupe = options.dedupe ?? true;
   const seenKeys = new Set<string | number>();
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
@@ -81,6 +85,7 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
       if (typeof item !== 'object' || item === null || Array.isArray(item)) {
         throw shape(`page ${pages}: item ${i} of "${itemsKey}" is ${jsonTypeOf(item)}, expected an object`);
       }
+      if (!dedupe) continue;
       const id = (item as JsonObject)[key];
       // Items without a usable key cannot be de-duplicated; they pass, and the collector reports them.
       const isDuplicate = (typeof id === 'string' || typeof id === 'number') && seenKeys.has(id);
@@ -96,7 +101,9 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
     if (added.length > 0) yield added;
 
     if (next === undefined || next === null || next === '') break;
-    if (added.length === 0) throw loop(`page ${pages} added no new items while "${nextKey}" is still set (no progress)`);
+    if (added.length === 0) {
+      throw loop(`page ${pages} added ${dedupe ? 'no new items' : 'no items'} while "${nextKey}" is still set (no progress)`);
+    }
     if (seenCursors.has(next)) throw loop(`page ${pages} returned a cursor already followed in this walk (repeated cursor)`);
     if (pages >= maxPages) throw loop(`page cap of ${maxPages} pages reached with "${nextKey}" still set (walk does not end)`);
     seenCursors.add(next);

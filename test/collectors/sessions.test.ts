@@ -15,6 +15,7 @@ import { SeriesWriter } from '../../src/metrics/series.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { parseSamples, samples, type Sample } from '../helpers/exposition.js';
 import { serverConfig } from '../helpers/runtime.js';
+import { startScripted } from '../helpers/scripted-upstream.js';
 import { expectPromtoolClean } from './helpers.js';
 
 const SERVER = 'edge-1';
@@ -373,5 +374,34 @@ describe('exposition', () => {
     expect(text).toContain('stream="odd\\"name\\\\with/slash"');
     expect(text).toMatch(/# TYPE flussonic_session_duration_seconds histogram/);
     expectPromtoolClean(text);
+  });
+});
+
+describe('a session listed on two pages of one walk', () => {
+  it('is counted once: one open session, one opening, its bytes once', async () => {
+    // The simulator's cursor is the session id itself, so it never repeats one; a scripted upstream
+    // does, as a server whose collection changed during the walk may.
+    const session = (id: string, bytes: number) => ({ id, name: 'tv', proto: 'hls', bytes, opened_at: 1_767_225_600_000 });
+    const pages = [
+      { sessions: [session('a', 100), session('b', 200)], next: 'c1' },
+      { sessions: [session('b', 250), session('c', 300)], next: null },
+    ];
+    const upstream = await startScripted((_req, i) => ({ json: pages[i] }));
+    const config = serverConfig(SERVER, upstream.url, { pageSize: 2 });
+    const client = new FlussonicClient({ config, stats: new SelfMetrics({ version: 'test', defaultMetrics: false }).apiStats(SERVER), retryBackoffMs: 1 });
+    try {
+      const collector = createSessionsCollector({ now: () => 1_767_225_660_000 });
+      const out = new SeriesWriter([['server', SERVER]]);
+      await collector.collect({ client, config, signal: AbortSignal.timeout(10_000), log: pino({ level: 'silent' }), out });
+      const text = render(out);
+      const group = { server: SERVER, stream: 'tv', proto: 'hls' };
+      expect(samples(text, 'flussonic_sessions', group).map((s) => s.value)).toEqual([3]);
+      expect(samples(text, 'flussonic_sessions_opened_total', group).map((s) => s.value)).toEqual([3]);
+      // b counts with the bytes of its first listing; the second listing of the same walk is ignored.
+      expect(samples(text, 'flussonic_sessions_sent_bytes_total', group).map((s) => s.value)).toEqual([600]);
+    } finally {
+      await client.destroy();
+      await upstream.close();
+    }
   });
 });

@@ -89,6 +89,28 @@ describe('cursor walk', () => {
     expect(got.map((p) => p.map((s) => s.name))).toEqual([['a', 'b'], ['c']]);
   });
 
+  it('yields pages whole when the caller de-duplicates (dedupe: false)', async () => {
+    const pages = [
+      { streams: streams('a', 'b'), next: 'c1' },
+      { streams: streams('b', 'c'), next: null },
+    ];
+    const { client } = await setup((_req, i) => ({ json: pages[i] }));
+    const got = await collect(client, { select: ['name'], key: 'name', dedupe: false });
+    expect(got.map((p) => p.map((s) => s.name))).toEqual([['a', 'b'], ['b', 'c']]);
+  });
+
+  it('without de-duplication, stops with cursor_loop on an empty page while next is set', async () => {
+    const pages = [
+      { streams: streams('a'), next: 'c1' },
+      { streams: [], next: 'c2' },
+    ];
+    const { client, stats } = await setup((_req, i) => ({ json: pages[i] }));
+    const e = await failure(collect(client, { select: ['name'], key: 'name', dedupe: false }));
+    expect(e.reason).toBe('cursor_loop');
+    expect(e.message).toContain('page 2 added no items');
+    expect(stats.errors).toEqual(['/streams cursor_loop']);
+  });
+
   it('stops with cursor_loop on a repeated cursor', async () => {
     const pages = [
       { streams: streams('a', 'b'), next: 'c1' },
