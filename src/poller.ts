@@ -334,12 +334,12 @@ class TargetRunner {
 }
 
 /** The family chunks of all collectors of one poll; a family written by two collectors is joined. */
-function mergeChunks(results: readonly CollectorResult[]): Map<string, string> {
-  const merged = new Map<string, string>();
+function mergeChunks(results: readonly CollectorResult[]): Map<string, Buffer> {
+  const merged = new Map<string, Buffer>();
   for (const r of results) {
-    for (const [family, text] of r.out.render()) {
+    for (const [family, lines] of r.out.render()) {
       const before = merged.get(family);
-      merged.set(family, before === undefined ? text : before + text);
+      merged.set(family, before === undefined ? lines : Buffer.concat([before, lines]));
     }
   }
   return merged;

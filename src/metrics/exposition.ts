@@ -3,8 +3,11 @@ import { CATALOGUE, type FamilyDef } from './catalogue.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-/** The upstream-derived samples of one target (server or catena) from its last good poll. */
-export type TargetChunks = ReadonlyMap<string, string>;
+/**
+ * The upstream-derived samples of one target (server or catena) from its last good poll: per
+ * family, its sample lines as UTF-8, each line ending in a newline (SeriesWriter.render()).
+ */
+export type TargetChunks = ReadonlyMap<string, Buffer>;
 
 /**
  * The exposition of all upstream series, assembled once per snapshot swap and served from memory.
@@ -27,6 +30,8 @@ export class ExpositionCache {
   /** The gzip of the newest body being made on the libuv thread pool, if any. */
   private gzipRunning: Promise<void> | undefined;
   private version = 0;
+  /** HELP/TYPE lines per family, encoded once. */
+  private readonly headers = new Map<string, Buffer>();
 
   constructor(private readonly families: readonly FamilyDef[] = CATALOGUE) {}
 
@@ -124,31 +129,37 @@ export class ExpositionCache {
   }
 
   private rebuild(): void {
-    const parts: string[] = [];
+    const parts: Buffer[] = [];
     let bytes = 0;
     for (const def of this.families) {
       let header = false;
       for (const chunks of this.targets.values()) {
         const body = chunks.get(def.name);
-        if (!body) continue;
+        if (!body || body.length === 0) continue;
         if (!header) {
-          const h = familyHeader(def);
+          const h = this.headerOf(def);
           parts.push(h);
-          bytes += Buffer.byteLength(h, 'utf8');
+          bytes += h.length;
           header = true;
         }
         parts.push(body);
-        bytes += Buffer.byteLength(body, 'utf8');
+        bytes += body.length;
       }
     }
-    // Written part by part into one buffer: no joined copy of the whole text on the way.
-    const buffer = Buffer.allocUnsafe(bytes);
-    let offset = 0;
-    for (const part of parts) offset += buffer.write(part, offset, 'utf8');
-    this.body = buffer;
+    // The chunks are bytes already: assembling is one copy, with no re-encoding of the text.
+    this.body = Buffer.concat(parts, bytes);
     this.decoded = undefined;
     this.version++;
     this.startGzip();
+  }
+
+  private headerOf(def: FamilyDef): Buffer {
+    let header = this.headers.get(def.name);
+    if (!header) {
+      header = Buffer.from(familyHeader(def), 'utf8');
+      this.headers.set(def.name, header);
+    }
+    return header;
   }
 }
 

@@ -13,17 +13,18 @@ export interface ShapeProblem {
 const MAX_PROBLEMS_KEPT = 20;
 
 /**
- * Lines of a family are joined into one flat string every this many lines. A line built by string
+ * Lines of a family are joined and encoded to UTF-8 every this many lines. A line built by string
  * concatenation is a tree of small string pieces; kept until render() all those pieces survive
  * several young-generation collections and get copied each time, which on 300,000 series cost
- * more CPU than building the lines. Joined early, the pieces die young and only the flat blocks
- * survive.
+ * more CPU than building the lines. Encoded early, the strings die young and only the blocks'
+ * bytes survive, outside the V8 heap: a poll of 10,000 streams (35 MB of text) no longer fills
+ * the old generation, whose collection stalled the event loop that serves scrapes.
  */
 const LINES_PER_BLOCK = 256;
 
-/** The sample lines of one family: flat blocks of joined lines, then the lines not joined yet. */
+/** The sample lines of one family: encoded blocks of joined lines, then the lines not joined yet. */
 interface FamilyLines {
-  readonly blocks: string[];
+  readonly blocks: Buffer[];
   readonly pending: string[];
 }
 
@@ -142,12 +143,12 @@ export class SeriesWriter {
     }
   }
 
-  /** The rendered sample lines per family name, without HELP/TYPE. */
-  render(): Map<string, string> {
-    const out = new Map<string, string>();
+  /** The rendered sample lines (UTF-8, each ending in a newline) per family name, without HELP/TYPE. */
+  render(): Map<string, Buffer> {
+    const out = new Map<string, Buffer>();
     for (const [name, lines] of this.lines) {
-      const parts = lines.pending.length > 0 ? [...lines.blocks, lines.pending.join('\n')] : lines.blocks;
-      out.set(name, `${parts.join('\n')}\n`);
+      flush(lines);
+      out.set(name, lines.blocks.length === 1 ? lines.blocks[0]! : Buffer.concat(lines.blocks));
     }
     return out;
   }
@@ -168,10 +169,7 @@ export class SeriesWriter {
       this.lines.set(def.name, lines);
     }
     lines.pending.push(line);
-    if (lines.pending.length >= LINES_PER_BLOCK) {
-      lines.blocks.push(lines.pending.join('\n'));
-      lines.pending.length = 0;
-    }
+    if (lines.pending.length >= LINES_PER_BLOCK) flush(lines);
   }
 
   private labelPairs(def: FamilyDef, labelValues: readonly string[], labelNames?: readonly string[]): string {
@@ -191,6 +189,14 @@ export class SeriesWriter {
     const pairs = this.labelPairs(def, labelValues, labelNames);
     return pairs ? `{${pairs}}` : '';
   }
+}
+
+/** Encodes the lines not joined yet into one more block. */
+function flush(lines: FamilyLines): void {
+  if (lines.pending.length === 0) return;
+  lines.pending.push('');
+  lines.blocks.push(Buffer.from(lines.pending.join('\n'), 'utf8'));
+  lines.pending.length = 0;
 }
 
 function describeType(v: unknown): string {
