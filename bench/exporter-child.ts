@@ -161,7 +161,7 @@ async function expositionFigures(): Promise<ExpositionFigures> {
       lines++;
     }
   }
-  const target = new Map([...bodies].map(([name, ls]) => [name, Buffer.from(`${ls.join('\n')}\n`, 'utf8')]));
+  const target = new Map([...bodies].map(([name, ls]) => [name, [Buffer.from(`${ls.join('\n')}\n`, 'utf8')]]));
   const renders: number[] = [];
   const gzips: number[] = [];
   let text = '';

@@ -334,12 +334,12 @@ class TargetRunner {
 }
 
 /** The family chunks of all collectors of one poll; a family written by two collectors is joined. */
-function mergeChunks(results: readonly CollectorResult[]): Map<string, Buffer> {
-  const merged = new Map<string, Buffer>();
+function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly Buffer[]> {
+  const merged = new Map<string, readonly Buffer[]>();
   for (const r of results) {
-    for (const [family, lines] of r.out.render()) {
+    for (const [family, blocks] of r.out.render()) {
       const before = merged.get(family);
-      merged.set(family, before === undefined ? lines : Buffer.concat([before, lines]));
+      merged.set(family, before === undefined ? blocks : [...before, ...blocks]);
     }
   }
   return merged;

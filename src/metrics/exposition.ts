@@ -5,9 +5,9 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
  * The upstream-derived samples of one target (server or catena) from its last good poll: per
- * family, its sample lines as UTF-8, each line ending in a newline (SeriesWriter.render()).
+ * family, its sample lines as blocks of UTF-8, each line ending in a newline (SeriesWriter.render()).
  */
-export type TargetChunks = ReadonlyMap<string, Buffer>;
+export type TargetChunks = ReadonlyMap<string, readonly Buffer[]>;
 
 /**
  * The exposition of all upstream series, assembled once per snapshot swap and served from memory.
@@ -134,16 +134,18 @@ export class ExpositionCache {
     for (const def of this.families) {
       let header = false;
       for (const chunks of this.targets.values()) {
-        const body = chunks.get(def.name);
-        if (!body || body.length === 0) continue;
+        const blocks = chunks.get(def.name);
+        if (!blocks || blocks.length === 0) continue;
         if (!header) {
           const h = this.headerOf(def);
           parts.push(h);
           bytes += h.length;
           header = true;
         }
-        parts.push(body);
-        bytes += body.length;
+        for (const block of blocks) {
+          parts.push(block);
+          bytes += block.length;
+        }
       }
     }
     // The chunks are bytes already: assembling is one copy, with no re-encoding of the text.

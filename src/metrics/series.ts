@@ -143,12 +143,16 @@ export class SeriesWriter {
     }
   }
 
-  /** The rendered sample lines (UTF-8, each ending in a newline) per family name, without HELP/TYPE. */
-  render(): Map<string, Buffer> {
-    const out = new Map<string, Buffer>();
+  /**
+   * The rendered sample lines per family name, without HELP/TYPE: blocks of UTF-8, each line ending
+   * in a newline. Handed over as they are (the writer is done once rendered); the exposition cache
+   * copies them once, into its body.
+   */
+  render(): Map<string, readonly Buffer[]> {
+    const out = new Map<string, readonly Buffer[]>();
     for (const [name, lines] of this.lines) {
       flush(lines);
-      out.set(name, lines.blocks.length === 1 ? lines.blocks[0]! : Buffer.concat(lines.blocks));
+      out.set(name, lines.blocks);
     }
     return out;
   }

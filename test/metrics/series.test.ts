@@ -7,7 +7,7 @@ const clients = familyByName('flussonic_stream_clients');
 const duration = familyByName('flussonic_session_duration_seconds');
 
 function lines(w: SeriesWriter, family: string): string[] {
-  return (w.render().get(family)?.toString('utf8') ?? '').split('\n').filter(Boolean);
+  return Buffer.concat(w.render().get(family) ?? []).toString('utf8').split('\n').filter(Boolean);
 }
 
 describe('SeriesWriter', () => {
@@ -77,7 +77,7 @@ describe('SeriesWriter', () => {
     const w = new SeriesWriter([['server', 's']]);
     const names = Array.from({ length: 600 }, (_, i) => `Первый канал/${i} ✓`);
     names.forEach((name, i) => w.add(clients, [name], i));
-    const bytes = w.render().get(clients.name)!;
+    const bytes = Buffer.concat(w.render().get(clients.name)!);
     expect(bytes.at(-1)).toBe(0x0a);
     const text = bytes.toString('utf8');
     expect(text.split('\n').slice(0, -1)).toEqual(names.map((name, i) => `flussonic_stream_clients{server="s",stream="${name}"} ${i}`));
