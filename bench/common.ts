@@ -4,29 +4,29 @@
  * side runs with, and small statistics helpers. The exporter side and the baseline each run in a
  * child process of their own, so CPU time and peak RSS are theirs alone, not the simulator's.
  */
-import type { ServerConfig } from '../src/config/types.js';
-import { SESSION_GROUP_BY_DEFAULT } from '../src/metrics/catalogue.js';
+import { validateConfig, type ServerConfig } from '../src/config/index.js';
 
 export type CollectorUnderTest = 'streams' | 'sessions' | 'server' | 'dvrs';
 
-/** The server config of the exporter side: production defaults, except a cap high enough to keep every series. */
+/**
+ * The server config of the exporter side, made by the config loader itself so that every default
+ * is production's: only the timeouts (generous, for the largest scenarios) and a series cap high
+ * enough to keep every series differ.
+ */
 export function benchServerConfig(url: string, collectors: Partial<Record<CollectorUnderTest, boolean>> = {}): ServerConfig {
-  return {
-    name: 'edge-1',
-    url,
-    apiPrefix: '/streamer/api/v3',
-    credentials: { kind: 'none' },
-    timeoutMs: 30_000,
-    pollIntervalMs: 60_000,
-    pageSize: 1000,
-    maxPages: 10_000,
-    maxResponseBytes: 256 * 1024 * 1024,
-    collectors: { streams: true, sessions: true, server: true, dvrs: false, ...collectors },
-    streams: {},
-    families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true },
-    maxSeries: 10_000_000,
-    sessionsGroupBy: [...SESSION_GROUP_BY_DEFAULT],
+  const raw = {
+    servers: [
+      {
+        name: 'edge-1',
+        url,
+        timeout: '30s',
+        poll_interval: '60s',
+        max_series: 10_000_000,
+        collectors: { streams: true, sessions: true, server: true, dvrs: false, ...collectors },
+      },
+    ],
   };
+  return validateConfig(raw, { source: 'benchmark config', baseDir: process.cwd() }).servers[0]!;
 }
 
 // --- exporter child -----------------------------------------------------------------------------
