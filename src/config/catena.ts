@@ -3,26 +3,18 @@ import { isAbsolute, resolve } from 'node:path';
 import { DEFAULTS, KNOWN_KEYS } from './defaults.js';
 import { parseDuration } from './duration.js';
 import { Section } from './fields.js';
-import { checkTimeoutBelowInterval, readName } from './target.js';
+import { readName, readPollSettings } from './target.js';
 import type { CatenaConfig, CatenaPrice } from './types.js';
-import { readBaseUrl, readMaxResponseBytes, readSecret, type FileContext } from './values.js';
+import { readBaseUrl, readSecret, type FileContext } from './values.js';
 
 export function readCatena(section: Section, files: FileContext): CatenaConfig {
   section.rejectUnknownKeys(KNOWN_KEYS.catena);
-  const d = DEFAULTS.catena;
-  const pollIntervalMs = section.duration('poll_interval', { minMs: DEFAULTS.minPollIntervalMs }) ?? d.pollIntervalMs;
-  const timeoutMs = section.duration('timeout', { minMs: 1 }) ?? d.timeoutMs;
-  checkTimeoutBelowInterval(section, timeoutMs, pollIntervalMs);
   const stateFile = section.string('state_file');
   return {
     name: readName(section),
     url: readBaseUrl(section, 'url', 'api_key or api_key_file') ?? '',
     apiKey: readApiKey(section, files),
-    pollIntervalMs,
-    timeoutMs,
-    pageSize: section.int('page_size', d.pageSize, { min: 1, max: 100_000 }),
-    maxPages: section.int('max_pages', d.maxPages, { min: 1, max: 1_000_000 }),
-    maxResponseBytes: readMaxResponseBytes(section, d.maxResponseBytes),
+    ...readPollSettings(section, DEFAULTS.catena),
     start: readStart(section),
     ...(stateFile !== undefined ? { stateFile: isAbsolute(stateFile) ? stateFile : resolve(files.baseDir, stateFile) } : {}),
     query: readQuery(section),

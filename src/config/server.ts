@@ -2,26 +2,19 @@
 import { SESSION_GROUP_BY_ALLOWED } from '../metrics/catalogue.js';
 import { COLLECTOR_NAMES, DEFAULTS, KNOWN_KEYS } from './defaults.js';
 import type { Section } from './fields.js';
-import { checkTimeoutBelowInterval, readName } from './target.js';
+import { readName, readPollSettings } from './target.js';
 import type { CollectorName, Credentials, ServerConfig, StreamFamilySwitches, StreamFilter } from './types.js';
-import { readAnchoredRegex, readBaseUrl, readMaxResponseBytes, readSecret, type FileContext } from './values.js';
+import { readAnchoredRegex, readBaseUrl, readSecret, type FileContext } from './values.js';
 
 export function readServer(section: Section, globalPollIntervalMs: number, files: FileContext): ServerConfig {
   section.rejectUnknownKeys(KNOWN_KEYS.server);
   const d = DEFAULTS.server;
-  const pollIntervalMs = section.duration('poll_interval', { minMs: DEFAULTS.minPollIntervalMs }) ?? globalPollIntervalMs;
-  const timeoutMs = section.duration('timeout', { minMs: 1 }) ?? d.timeoutMs;
-  checkTimeoutBelowInterval(section, timeoutMs, pollIntervalMs);
   return {
     name: readName(section),
     url: readBaseUrl(section, 'url', 'username/password or bearer_token') ?? '',
     apiPrefix: readApiPrefix(section),
     credentials: readCredentials(section, files),
-    timeoutMs,
-    pollIntervalMs,
-    pageSize: section.int('page_size', d.pageSize, { min: 1, max: 100_000 }),
-    maxPages: section.int('max_pages', d.maxPages, { min: 1, max: 1_000_000 }),
-    maxResponseBytes: readMaxResponseBytes(section, d.maxResponseBytes),
+    ...readPollSettings(section, { ...d, pollIntervalMs: globalPollIntervalMs }),
     collectors: readCollectors(section),
     streams: readStreamFilter(section),
     families: readFamilies(section),
