@@ -101,7 +101,7 @@ async function pollCollector(): Promise<CollectorPoll> {
     problems: out.problemCount,
     renderMs,
     gzipMs,
-    textBytes: snapshot.body.length,
+    textBytes: snapshot.bytes,
     gzipBytes: snapshot.gzip.length,
     maxRssMb: maxRssMb(),
     heapUsedMb: process.memoryUsage().heapUsed / 1048576,
@@ -174,7 +174,7 @@ async function expositionFigures(): Promise<ExpositionFigures> {
     const snapshot = await cache.snapshot();
     text = snapshot.text;
     const g0 = performance.now();
-    gzipBytes = gzipSync(snapshot.body, { level: 1 }).length;
+    gzipBytes = gzipSync(Buffer.concat([...snapshot.parts]), { level: 1 }).length;
     gzips.push(performance.now() - g0);
   }
   return { lines, textBytes: Buffer.byteLength(text), gzipBytes, renderMs: median(renders), gzipMs: median(gzips) };

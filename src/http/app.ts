@@ -55,20 +55,25 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   get(deps.metricsPath, async (reply, acceptEncoding) => {
     const upstream = await deps.exposition.snapshot();
     const selfText = await deps.self.render();
-    let parts: Buffer[];
+    let parts: readonly Buffer[];
+    let length: number;
     if (acceptsGzip(acceptEncoding)) {
-      parts = [upstream.gzip, gzipSync(selfText, { level: 1 })];
+      const self = gzipSync(selfText, { level: 1 });
+      parts = [upstream.gzip, self];
+      length = upstream.gzip.length + self.length;
       reply.header('content-encoding', 'gzip');
     } else {
-      parts = [upstream.body, Buffer.from(selfText, 'utf8')];
+      const self = Buffer.from(selfText, 'utf8');
+      parts = [...upstream.parts, self];
+      length = upstream.bytes + self.length;
     }
-    // Two writes instead of one concatenated copy of a possibly large exposition.
+    // The cached parts as they are, never a concatenated copy of a possibly large exposition.
     return reply
       .code(200)
       .header('content-type', CONTENT_TYPE)
       .header('vary', 'Accept-Encoding')
       .header('cache-control', 'no-store')
-      .header('content-length', parts[0]!.length + parts[1]!.length)
+      .header('content-length', length)
       .send(Readable.from(parts, { objectMode: false }));
   });
 

@@ -18,7 +18,8 @@ describe('ExpositionCache.snapshot', () => {
     const cache = new ExpositionCache();
     cache.swap('a', chunks('a', 1000));
     const snap = await cache.snapshot();
-    expect(snap.body.toString('utf8')).toBe(cache.current.text);
+    expect(Buffer.concat([...snap.parts]).toString('utf8')).toBe(cache.current.text);
+    expect(snap.bytes).toBe(Buffer.byteLength(cache.current.text));
     expect(gunzipSync(snap.gzip).toString('utf8')).toBe(snap.text);
   });
 

@@ -93,6 +93,37 @@ describe('metrics endpoint', () => {
     expect(r.stdout.toString('utf8')).toBe(text);
   });
 
+  it('sends the same exposition as text and as gzip, across the many parts a large one is kept in', async () => {
+    const many: CollectorEntry[] = [
+      {
+        name: 'streams',
+        defaultEnabled: true,
+        create: () => ({
+          async collect({ out }) {
+            for (let i = 0; i < 2000; i++) out.add(ALIVE, [`s${i}`], i % 2 === 0);
+          },
+        }),
+      },
+    ];
+    const exporter = createExporter({
+      config: exporterConfig([serverConfig('edge', 'http://127.0.0.1:9')]),
+      logger: captureLogger().logger,
+      version: 'test',
+      collectors: many,
+      random: () => 0,
+    });
+    running.push(exporter);
+    await exporter.pollOnce();
+    const upstreamLines = (text: string) => text.split('\n').filter((l) => l.includes('flussonic_stream_alive'));
+    const plain = await exporter.app.inject({ method: 'GET', url: '/metrics' });
+    const zipped = await exporter.app.inject({ method: 'GET', url: '/metrics', headers: { 'accept-encoding': 'gzip' } });
+    expect(Number(plain.headers['content-length'])).toBe(plain.rawPayload.length);
+    const lines = upstreamLines(plain.body);
+    expect(lines).toHaveLength(2002); // HELP, TYPE and 2,000 samples
+    expect(lines.at(-1)).toBe('flussonic_stream_alive{server="edge",stream="s1999"} 0');
+    expect(upstreamLines(gunzipSync(zipped.rawPayload).toString('utf8'))).toEqual(lines);
+  });
+
   it('sends the text when gzip is refused', async () => {
     const { app } = setup();
     const res = await app.inject({ method: 'GET', url: '/metrics', headers: { 'accept-encoding': 'gzip;q=0, *' } });
