@@ -11,9 +11,9 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 export type TargetChunks = ReadonlyMap<string, readonly Buffer[]>;
 
 /**
- * The exposition of all upstream series, assembled once per snapshot swap and served from memory.
- * Each target's poll hands over its rendered family chunks; the text is rebuilt family by family
- * in catalogue order so that one family's series from all targets stay together under one
+ * The exposition of all upstream series, put in order once per snapshot swap and served from
+ * memory. Each target's poll hands over its rendered family blocks; the parts are listed family by
+ * family in catalogue order so that one family's series from all targets stay together under one
  * HELP/TYPE, and gzipped once. Self-metrics are appended per scrape by the HTTP layer (they are
  * small); a gzip response is this cached gzip followed by a second gzip member for them.
  */
