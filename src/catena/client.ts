@@ -58,6 +58,7 @@ export class OperationsClient {
       target: config.name,
       baseUrl: config.url,
       secretHeaders: { 'x-auth-token': config.apiKey },
+      credentialHint: 'the configured api_key or api_key_file',
       timeoutMs: config.timeoutMs,
       maxResponseBytes: config.maxResponseBytes,
       stats: deps.stats,

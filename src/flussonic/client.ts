@@ -32,6 +32,7 @@ export class FlussonicClient implements FlussonicApi {
       baseUrl: config.url,
       secretHeaders: authHeaders(config.credentials),
       secrets: credentialSecrets(config.credentials),
+      credentialHint: 'the configured username/password or bearer token',
       timeoutMs: config.timeoutMs,
       maxResponseBytes: config.maxResponseBytes,
       stats: options.stats,

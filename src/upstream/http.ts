@@ -35,6 +35,8 @@ export interface UpstreamHttpOptions {
   readonly secretHeaders?: Readonly<Record<string, string>>;
   /** Further strings never to appear in an error text (a password, a token). */
   readonly secrets?: readonly string[];
+  /** Which configured credentials to check when the upstream refuses them (`the api_key`). */
+  readonly credentialHint: string;
   /** Deadline of one request attempt, headers and body, in ms. */
   readonly timeoutMs: number;
   /** Response body cap in bytes: a longer body is cut off with reason `too_large`. */
@@ -169,7 +171,7 @@ export class UpstreamHttp {
         if (statusCode === 401 || statusCode === 403) {
           throw this.fail(
             endpoint,
-            new UpstreamAuthError('auth', this.target, endpoint, `HTTP ${statusCode}: credentials refused (check the configured username/password or bearer token)`, {
+            new UpstreamAuthError('auth', this.target, endpoint, `HTTP ${statusCode}: credentials refused (check ${this.options.credentialHint})`, {
               status: statusCode,
             }),
             false,
