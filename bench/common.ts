@@ -54,7 +54,7 @@ export interface CollectorPoll {
   readonly lines: number;
   readonly dropped: number;
   readonly problems: number;
-  /** SeriesWriter.render() + ExpositionCache.swap() (assembly and UTF-8 encoding; gzip runs off-thread). */
+  /** SeriesWriter.render() + ExpositionCache.swap(): the blocks put in order (already UTF-8; gzip runs off-thread). */
   readonly renderMs: number;
   /** gzip (level 1, as the exporter) of that exposition. */
   readonly gzipMs: number;

@@ -321,7 +321,7 @@ function printScenario(s: Scenario, collectors: readonly CollectorFigures[], ser
   }
   if (rows.length > 1) {
     console.log(table(rows));
-    console.log('(times in ms, medians of the measured polls; x = exporter / baseline; render = samples -> exposition text, gzip = level 1 off-thread)');
+    console.log('(times in ms, medians of the measured polls; x = exporter / baseline; render = rendered blocks -> ordered exposition, gzip = level 1 off-thread)');
   } else console.log('(its collectors are measured in the other scenarios; whole exporter:)');
   if (!serve) return;
   const e = serve.exposition;
