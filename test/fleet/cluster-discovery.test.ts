@@ -48,7 +48,8 @@ function setPeers(count: number): void {
 describe('cluster_peers discovery', () => {
   test('servers appear, vanish and keep the template credentials', async () => {
     setPeers(2);
-    const h = startExporter(fleetConfig([], { edge: template({ credentials: CREDENTIALS }) }, [source()]));
+    // Page size 1: the peers come over a cursor walk of several pages.
+    const h = startExporter(fleetConfig([], { edge: template({ credentials: CREDENTIALS, pageSize: 1 }) }, [source()]));
     await h.exporter.refreshDiscovery();
     await h.exporter.pollOnce();
     let metrics = (await h.get('/metrics')).body;
@@ -58,6 +59,11 @@ describe('cluster_peers discovery', () => {
     ]);
     // The peers demand view_auth: an up of 1 means the template's credentials were sent.
     expect(value(metrics, 'flussonic_exporter_discovery_targets', { source: 'cluster' })).toBe(2);
+    const walk = seed.requests.entries().filter((r) => r.apiPath === '/cluster/peers');
+    expect(walk.map((r) => [r.query.limit, r.query.select, r.query.cursor !== undefined])).toEqual([
+      ['1', 'hostname,api_url', false],
+      ['1', 'hostname,api_url', true],
+    ]);
 
     setPeers(3);
     await h.exporter.refreshDiscovery();
