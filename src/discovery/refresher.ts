@@ -49,6 +49,9 @@ export class DiscoveryRefresher {
       }
       existing?.stop();
       const runner = new SourceRunner(source, template, print, this.deps);
+      // A changed source keeps serving its last list until its first refresh: a reload that
+      // touched a template must not withdraw every discovered server for a moment.
+      if (existing) runner.servers = existing.servers;
       next.set(source.name, runner);
       if (this.started) runner.start();
     }
