@@ -80,6 +80,22 @@ describe('cluster_peers discovery', () => {
     expect(metrics).not.toContain('peer-3.example.net');
   });
 
+  test('a reload that changes the template keeps the discovered servers and applies the new settings', async () => {
+    setPeers(2);
+    const h = startExporter(fleetConfig([], { edge: template({ credentials: CREDENTIALS }) }, [source()]));
+    await h.exporter.refreshDiscovery();
+    await h.exporter.pollOnce();
+    // Wrong credentials in the new template: still the same two servers, now failing with auth.
+    h.exporter.reload(fleetConfig([], { edge: template({ credentials: { ...CREDENTIALS, password: 'wrong' } }) }, [source()]));
+    await h.exporter.pollOnce();
+    const metrics = (await h.get('/metrics')).body;
+    expect(samples(metrics, 'flussonic_up').map((s) => [s.labels.server, s.value]).sort()).toEqual([
+      ['peer-1.example.net', 0],
+      ['peer-2.example.net', 0],
+    ]);
+    expect(value(metrics, 'flussonic_exporter_api_errors_total', { server: 'peer-1.example.net', endpoint: '/config/stats', reason: 'auth' })).toBeGreaterThan(0);
+  });
+
   test('a failing seed keeps the last good list and is counted', async () => {
     setPeers(2);
     const h = startExporter(fleetConfig([], { edge: template({ credentials: CREDENTIALS }) }, [source()]));
