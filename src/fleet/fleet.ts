@@ -24,7 +24,7 @@ export interface FleetDeps {
 export interface FleetView {
   readonly shard: ShardSpec;
   owned(): readonly OwnedTarget[];
-  /** `shard 1 of 3: 4 of 12 servers` for the landing page. */
+  /** `shard 1 of 3 (shards 0 to 2): polling 4 of 12 servers`, for the landing page. */
   describe(): string;
 }
 
@@ -89,7 +89,9 @@ export class Fleet implements FleetView {
 
   describe(): string {
     const servers = this.set.owned.filter((t) => t.kind === 'server').length;
-    return `shard ${this.shard.shard} of ${this.shard.totalShards} (shards 0 to ${this.shard.totalShards - 1}): polling ${servers} of ${this.set.totalServers} servers`;
+    const { shard, totalShards } = this.shard;
+    const which = totalShards === 1 ? 'not sharded (one replica)' : `shard ${shard} of ${totalShards} (shards 0 to ${totalShards - 1})`;
+    return `${which}: polling ${servers} of ${this.set.totalServers} servers`;
   }
 
   private rebuild(): void {
