@@ -110,7 +110,8 @@ if (!flagsKnown) console.warn('skipping: this build has no --web.listen-address/
 
 describe('the container arguments', () => {
   test.runIf(flagsKnown)('parse with the exporter command line into a run of the mounted config', () => {
-    const command = parseCli(container.args ?? [], {});
+    // As in the pod: HOSTNAME is the pod name, <StatefulSet name>-<ordinal>.
+    const command = parseCli(container.args ?? [], { HOSTNAME: `${(sts.metadata as { name: string }).name}-1` });
     expect(command.kind).toBe('run');
   });
 
