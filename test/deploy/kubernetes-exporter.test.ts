@@ -5,7 +5,7 @@
  * deploy/README.md renders with replicas and --total-shards in step.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1';
@@ -134,14 +134,14 @@ function readmeOverlay(): string {
   return match[1]!;
 }
 
-describe.runIf(existsSync(KUBECTL))('the overlay example of deploy/README.md', () => {
+describe.runIf(KUBECTL)('the overlay example of deploy/README.md', () => {
   test('renders with replicas and --total-shards in step and the labels added', () => {
     // The same layout as in the example: overlays/production beside deploy/kubernetes.
     const root = join(dir, 'overlay-root');
     cpSync(KUBERNETES_DIR, join(root, 'deploy', 'kubernetes'), { recursive: true });
     mkdirSync(join(root, 'overlays', 'production'), { recursive: true });
     writeFileSync(join(root, 'overlays', 'production', 'kustomization.yaml'), readmeOverlay());
-    const result = spawnSync(KUBECTL, ['kustomize', join(root, 'overlays', 'production')], { encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(KUBECTL!, ['kustomize', join(root, 'overlays', 'production')], { encoding: 'utf8', timeout: 60_000 });
     expect(result.stderr).toBe('');
     const out = parseObjects(result.stdout, 'overlay output');
     for (const object of out) validateObject(object, `overlay ${object.kind}`);

@@ -5,7 +5,7 @@
  * of the operator's CRDs.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
@@ -16,7 +16,15 @@ import { REPO_ROOT } from '../helpers/shared.js';
 
 export const DEPLOY_DIR = join(REPO_ROOT, 'deploy');
 export const KUBERNETES_DIR = join(DEPLOY_DIR, 'kubernetes');
-export const KUBECTL = '/usr/bin/kubectl';
+/** kubectl on PATH (Debian package kubectl), or undefined. */
+export const KUBECTL = onPath('kubectl');
+
+/** The absolute path of a command on PATH, or undefined. */
+export function onPath(name: string): string | undefined {
+  const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8', timeout: 10_000 });
+  const path = r.status === 0 ? r.stdout.trim() : '';
+  return path.startsWith('/') ? path : undefined;
+}
 
 /** The parts of an object the tests read; the models check the rest. */
 export interface KubeObject {
@@ -82,8 +90,8 @@ export function sourceObjects(): { file: string; object: KubeObject }[] {
  * kubectl is not installed (Debian package kubectl).
  */
 export function renderKustomization(): KubeObject[] | undefined {
-  if (!existsSync(KUBECTL)) {
-    if (!skipPrinted) console.warn(`skipping: ${KUBECTL} is absent (Debian package kubectl), the kustomization is not rendered`);
+  if (!KUBECTL) {
+    if (!skipPrinted) console.warn('skipping: kubectl is not installed (Debian package kubectl), the kustomization is not rendered');
     skipPrinted = true;
     return undefined;
   }

@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parseCli, USAGE } from '../../src/cli.js';
 import { DEFAULTS } from '../../src/config/index.js';
-import { DEPLOY_DIR } from './manifests.js';
+import { DEPLOY_DIR, onPath } from './manifests.js';
 
 const UNIT_FILE = join(DEPLOY_DIR, 'systemd', 'flussonic-exporter.service');
 const UNIT = readFileSync(UNIT_FILE, 'utf8');
-const ANALYZE = '/usr/bin/systemd-analyze';
-const present = existsSync(ANALYZE);
-if (!present) console.warn(`skipping: ${ANALYZE} is absent (Debian package systemd); the unit is not verified`);
+const ANALYZE = onPath('systemd-analyze');
+const present = ANALYZE !== undefined;
+if (!present) console.warn('skipping: systemd-analyze is not installed (Debian package systemd); the unit is not verified');
 
 const dir = mkdtempSync(join(tmpdir(), 'deploy-systemd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,7 +51,7 @@ function unitForAnalyze(): string {
 }
 
 function analyze(args: readonly string[]): { status: number | null; out: string } {
-  const r = spawnSync(ANALYZE, args, { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SYSTEMD_LOG_COLOR: '0', SYSTEMD_PAGER: '' } });
+  const r = spawnSync(ANALYZE!, args, { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SYSTEMD_LOG_COLOR: '0', SYSTEMD_PAGER: '' } });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
