@@ -118,6 +118,13 @@ describe('deploy/kubernetes StatefulSet', () => {
     expect(volume('/etc/flussonic-exporter')?.configMap?.name).toMatch(/^flussonic-exporter-config/);
   });
 
+  test('runs the image of this version (the tag set in kustomization.yaml)', () => {
+    const version = (JSON.parse(readFileSync(join(DEPLOY_DIR, '..', 'package.json'), 'utf8')) as { version: string }).version;
+    if (rendered) expect(container(objects).image).toBe(`flussonic-exporter:${version}`);
+    const images = (readKustomization() as unknown as { images: { name: string; newTag: string }[] }).images;
+    expect(images).toEqual([{ name: 'flussonic-exporter', newTag: version }]);
+  });
+
   test('sets resource requests and a memory limit (sized in deploy/README.md)', () => {
     const resources = container(objects).resources;
     expect(resources?.requests?.cpu).toBeDefined();
