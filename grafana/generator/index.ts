@@ -9,7 +9,7 @@ import { exporterDashboard } from './dashboards/exporter.js';
 import { fleetDashboard } from './dashboards/fleet.js';
 import { streamDashboard } from './dashboards/stream.js';
 import { transcodersDashboard } from './dashboards/transcoders.js';
-import type { Dashboard } from './model.js';
+import type { Dashboard } from './board.js';
 
 export interface DashboardFile {
   /** File name under grafana/dashboards/. */

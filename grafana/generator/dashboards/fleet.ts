@@ -1,17 +1,6 @@
 /** Fleet overview: the state of every Flussonic server at a glance, and the worst streams. */
-import {
-  barGauge,
-  dashboard,
-  levels,
-  q,
-  row,
-  sel,
-  stat,
-  STREAM_DETAIL_ROW_LINK,
-  table,
-  timeseries,
-  type Dashboard,
-} from '../model.js';
+import { dashboard, type Dashboard } from '../board.js';
+import { barGauge, levels, q, row, sel, stat, STREAM_DETAIL_ROW_LINK, table, timeseries } from '../panels.js';
 import { datasource, job, server } from './variables.js';
 
 const S = 'server';
@@ -24,7 +13,8 @@ export function fleetDashboard(): Dashboard {
     tags: ['overview'],
     variables: [datasource(), job(), server()],
     panels: [
-      row('Fleet', 'Counts across the selected servers, now.'),
+      // Counts across the selected servers, now.
+      row('Fleet'),
       stat({
         title: 'Servers up',
         description: 'Servers whose last poll of every enabled collector succeeded (flussonic_up = 1).',
@@ -80,7 +70,9 @@ export function fleetDashboard(): Dashboard {
         ],
       }),
 
-      row('Streams and traffic', 'Over time, per server.'),
+      // Over time, per server.
+
+      row('Streams and traffic'),
       timeseries({
         title: 'Streams',
         description: 'Streams reported, alive, and down although they should be up (on-demand streams nobody watches excluded).',
@@ -110,7 +102,9 @@ export function fleetDashboard(): Dashboard {
         queries: [q(`sum by (server) (${sel('flussonic_server_output_bytes_per_second', S)})`, '{{server}}')],
       }),
 
-      row('Load', 'Resources of each server and its GPUs.'),
+      // Resources of each server and its GPUs.
+
+      row('Load'),
       timeseries({
         title: 'CPU usage',
         description: 'CPU usage of each server (cpu_usage). FlussonicServerCpuHigh fires above 90% for 10 minutes.',
@@ -186,7 +180,9 @@ export function fleetDashboard(): Dashboard {
         ],
       }),
 
-      row('Worst streams', 'The ten worst streams now; click a stream for its detail dashboard.'),
+      // The ten worst streams now; click a stream for its detail dashboard.
+
+      row('Worst streams'),
       table({
         title: 'Highest input delay',
         description: 'Streams with the longest time without frames from their input (ts_delay).',

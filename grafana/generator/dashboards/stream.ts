@@ -1,17 +1,6 @@
 /** Stream detail: everything the exporter knows about one or more streams, over time. */
-import {
-  booleanMappings,
-  dashboard,
-  levels,
-  q,
-  row,
-  sel,
-  stateTimeline,
-  table,
-  timeseries,
-  type Dashboard,
-  type ValueMapping,
-} from '../model.js';
+import { dashboard, type Dashboard } from '../board.js';
+import { booleanMappings, levels, q, row, sel, stateTimeline, table, timeseries, valueMappings, type ValueMapping } from '../panels.js';
 import { datasource, job, server, stream } from './variables.js';
 
 const S = 'server';
@@ -19,15 +8,12 @@ const ST = 'stream';
 
 /** stats.status encoded as one number, so that a state timeline shows it in one row per stream. */
 const STATUS_MAPPINGS: ValueMapping[] = [
-  {
-    type: 'value',
-    options: {
-      '0': { text: 'unknown', color: 'text', index: 0 },
-      '1': { text: 'running', color: 'green', index: 1 },
-      '2': { text: 'waiting', color: 'blue', index: 2 },
-      '3': { text: 'error', color: 'red', index: 3 },
-    },
-  },
+  valueMappings([
+    ['unknown', 'text'],
+    ['running', 'green'],
+    ['waiting', 'blue'],
+    ['error', 'red'],
+  ]),
 ];
 
 export function streamDashboard(): Dashboard {
@@ -40,7 +26,8 @@ export function streamDashboard(): Dashboard {
     variables: [datasource(), job(), server(), stream()],
     time: 'now-3h',
     panels: [
-      row('State', 'Whether the streams run, and on which input.'),
+      // Whether the streams run, and on which input.
+      row('State'),
       stateTimeline({
         title: 'Alive',
         description: 'Whether the stream receives frames from its input (stats.alive; false after 12 s without frames).',
@@ -75,7 +62,9 @@ export function streamDashboard(): Dashboard {
         queries: [q(`sum by (server, stream) (${f('flussonic_stream_clients')})`, '{{server}} {{stream}}')],
       }),
 
-      row('Input', 'What arrives from the source.'),
+      // What arrives from the source.
+
+      row('Input'),
       timeseries({
         title: 'Bitrate in and out',
         description:
@@ -129,7 +118,9 @@ export function streamDashboard(): Dashboard {
         ],
       }),
 
-      row('Tracks', 'Media tracks of the streams (stats.media_info).'),
+      // Media tracks of the streams (stats.media_info).
+
+      row('Tracks'),
       table({
         title: 'Tracks',
         description: 'Codec, resolution, language, bitrate, frame rate and GOP of each media track.',
@@ -163,7 +154,9 @@ export function streamDashboard(): Dashboard {
         queries: [q(`max by (server, stream, track) (${f('flussonic_stream_track_frames_per_second')})`, '{{stream}} {{track}}')],
       }),
 
-      row('Transcoder', 'The transcoder of the streams, where they transcode.'),
+      // The transcoder of the streams, where they transcode.
+
+      row('Transcoder'),
       stateTimeline({
         title: 'Transcoder running',
         description: 'Whether the transcoder of the stream runs (stats.running_transcoder).',
@@ -211,7 +204,9 @@ export function streamDashboard(): Dashboard {
         ],
       }),
 
-      row('DVR and pushes', 'Archive of the streams and their pushes to other servers.'),
+      // Archive of the streams and their pushes to other servers.
+
+      row('DVR and pushes'),
       timeseries({
         title: 'DVR depth',
         description: 'How far back the DVR archive of the stream reaches (stats.dvr_info.depth).',

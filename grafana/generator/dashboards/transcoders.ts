@@ -1,17 +1,6 @@
 /** Transcoders and GPUs: the transcoder devices of each server and the transcoders of the streams. */
-import {
-  booleanMappings,
-  dashboard,
-  levels,
-  q,
-  row,
-  sel,
-  stat,
-  stateTimeline,
-  table,
-  timeseries,
-  type Dashboard,
-} from '../model.js';
+import { dashboard, type Dashboard } from '../board.js';
+import { booleanMappings, levels, q, row, sel, stat, stateTimeline, table, timeseries } from '../panels.js';
 import { datasource, job, server, stream } from './variables.js';
 
 const S = 'server';
@@ -28,7 +17,8 @@ export function transcodersDashboard(): Dashboard {
     tags: ['transcoders', 'gpu'],
     variables: [datasource(), job(), server(), stream()],
     panels: [
-      row('Devices', 'Transcoder devices of the selected servers (transcoder_devices of /config/stats).'),
+      // Transcoder devices of the selected servers (transcoder_devices of /config/stats).
+      row('Devices'),
       table({
         title: 'Devices',
         description: 'Each transcoder device: type, name, and total memory.',
@@ -95,7 +85,9 @@ export function transcodersDashboard(): Dashboard {
         ],
       }),
 
-      row('Stream transcoders', 'Transcoders of the selected streams.'),
+      // Transcoders of the selected streams.
+
+      row('Stream transcoders'),
       stat({
         title: 'Transcoders running',
         description: 'Streams whose transcoder runs now (stats.running_transcoder).',
