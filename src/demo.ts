@@ -4,6 +4,7 @@
  * only for --demo, so simulated data is never exported unasked.
  */
 import { randomBytes } from 'node:crypto';
+import type { DemoShape } from './cli.js';
 import { validateConfig, type ExporterConfig } from './config/index.js';
 import { startSimulator } from './simulator/index.js';
 
@@ -18,15 +19,20 @@ export interface Demo {
 const WORLD = { streams: 50, sessions: 1000, gpus: 2, dvrs: 2 } as const;
 const PORTAL = 'demo';
 
-export async function startDemo(): Promise<Demo> {
+/**
+ * `shape` is the stream stats shape the simulator serves (--demo-shape): nested (2025, the default:
+ * input errors and switches, transcoder stats, DVR storage stats) or flat (23.x/24.x: retry_count,
+ * output_bitrate; no DVR storage stats in /dvrs, like those servers).
+ */
+export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
   // A fresh key per run: the simulator listens on loopback only, but nothing guessable anyway.
   const apiKey = randomBytes(16).toString('hex');
   const simulator = await startSimulator({
     ...WORLD,
-    // The 2025 (nested) stats shape with DVR storage stats: the richest set of families (input
-    // errors and switches, transcoder). Only the flat-shape fields (retry_count, output_bitrate) stay empty.
-    shape: 'nested',
-    dvrStats: true,
+    // DVR storage stats only where real servers have them (2025): the demo shows what a server of
+    // that generation shows, no more.
+    shape,
+    dvrStats: shape === 'nested',
     catenaKeys: [{ key: apiKey, portal: PORTAL }],
     host: '127.0.0.1',
     port: 0,
