@@ -66,6 +66,11 @@ export function needsNote(group: string): string {
   return `Needs \`families.${group}: true\` in the server's config (servers[].families; off by default).`;
 }
 
+/** The note a panel carries when only Flussonic 2025 and later report its data (`fields`). */
+export function since2025Note(fields: string): string {
+  return `Reported by Flussonic 2025 and later (${fields}): 23.x/24.x servers leave this empty.`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Panels (before layout: no id and no position yet)
 
@@ -92,6 +97,8 @@ export interface CommonOptions {
   links?: DataLink[];
   /** Family groups (servers[].families.X) the panel's data needs; each adds a note to the description. */
   needs?: string | string[];
+  /** Fields only Flussonic 2025 and later report, which the panel needs: adds a note to the description. */
+  since2025?: string;
 }
 
 /** The setters every panel builder of the SDK shares, as far as the conventions use them. */
@@ -113,7 +120,7 @@ interface PanelBuilderLike {
 
 function description(o: CommonOptions): string {
   const groups = o.needs === undefined ? [] : Array.isArray(o.needs) ? o.needs : [o.needs];
-  return [o.description, ...groups.map(needsNote)].join(' ');
+  return [o.description, ...(o.since2025 ? [since2025Note(o.since2025)] : []), ...groups.map(needsNote)].join(' ');
 }
 
 function targets(queries: QuerySpec[], instant: boolean): prometheus.DataqueryBuilder[] {

@@ -194,14 +194,16 @@ export function fleetDashboard(): Dashboard {
         queries: [q(`topk(10, max by (server, stream) (${sel('flussonic_stream_input_delay_seconds', S)}))`)],
       }),
       table({
-        title: 'Most input retries',
-        description: 'Streams whose input reconnected most often, per minute over the last 5 minutes (recording rule).',
+        title: 'Most input restarts',
+        description:
+          'Streams whose input restarted most often, per minute over the last 5 minutes, on every Flussonic generation ' +
+          '(recording rule job_server_stream:flussonic_stream_restarts:rate5m).',
         unit: 'cpm',
         w: 12,
         hide: ['job'],
         sortBy: 'Value',
         links: [STREAM_DETAIL_ROW_LINK],
-        queries: [q(`topk(10, 60 * ${sel('job_server_stream:flussonic_stream_retries:rate5m', S)})`)],
+        queries: [q(`topk(10, 60 * ${sel('job_server_stream:flussonic_stream_restarts:rate5m', S)})`)],
       }),
       table({
         title: 'Most dropped input packets',
@@ -216,8 +218,8 @@ export function fleetDashboard(): Dashboard {
       table({
         title: 'Most input errors',
         description:
-          'Streams with the most input errors per second, all kinds together, over the last 5 minutes ' +
-          '(stats.input.errors_*, reported by Flussonic 2025 and later).',
+          'Streams with the most input errors per second, all kinds together, over the last 5 minutes.',
+        since2025: 'stats.input.errors_*',
         unit: 'cps',
         w: 12,
         hide: ['job'],
