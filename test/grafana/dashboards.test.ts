@@ -34,6 +34,7 @@ const EXPECTED: Record<string, { filters: string[] }> = {
   'flussonic-transcoders': { filters: ['job', 'server', 'stream'] },
   'flussonic-catena': { filters: ['job', 'catena', 'portal'] },
   'flussonic-exporter': { filters: ['job', 'server'] },
+  'flussonic-slo': { filters: ['job', 'server', 'stream_group'] },
 };
 
 /** Grafana unit ids the dashboards may use (from Grafana's valueFormats categories). */
@@ -52,6 +53,7 @@ const PARSE_VALUES = {
   stream: '.*',
   catena: '.*',
   portal: '.*',
+  stream_group: '.*',
 };
 
 function each<T>(fn: (d: DashboardJson) => T[]): T[] {
@@ -59,7 +61,7 @@ function each<T>(fn: (d: DashboardJson) => T[]): T[] {
 }
 
 describe('Dashboard files', () => {
-  it('are the six dashboards, each with its stable uid', () => {
+  it('are the seven dashboards, each with its stable uid', () => {
     expect(dashboards.map((d) => d.dashboard.uid).sort()).toEqual(Object.keys(EXPECTED).sort());
     for (const { file, dashboard } of dashboards) expect(file).toBe(`${dashboard.uid}.json`);
   });
@@ -208,7 +210,7 @@ describe('Dashboard panels', () => {
 describe('Dashboard queries', () => {
   const queries = each(panelQueries);
 
-  it('exist: six dashboards with queries on every panel', () => {
+  it('exist: seven dashboards with queries on every panel', () => {
     expect(queries.length).toBeGreaterThan(60);
   });
 

@@ -168,7 +168,14 @@ export async function startDemoStack(main: string, prometheusPath: string, shape
     const config = {
       global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
       rule_files: [ruleFiles],
-      scrape_configs: [{ job_name: job, static_configs: [{ targets: [`127.0.0.1:${exporterPort}`] }] }],
+      scrape_configs: [
+        {
+          job_name: job,
+          static_configs: [{ targets: [`127.0.0.1:${exporterPort}`] }],
+          // The stream group relabelling grafana/README.md shows: cameras in a group, the rest "default".
+          metric_relabel_configs: [{ source_labels: ['stream'], regex: 'cam/.*', target_label: 'stream_group', replacement: 'cameras' }],
+        },
+      ],
     };
     writeFileSync(join(dir, 'prometheus.yml'), stringifyYaml(config));
     mkdirSync(join(dir, 'data'));
