@@ -80,6 +80,17 @@ const EMPTY_IN_DEMO: Readonly<Record<string, { readonly shapes: readonly Shape[]
   ),
 };
 
+/**
+ * Alerts that cannot fire on a shape because a series they need does not exist there, and why.
+ * Any other alert must be able to fire; one listed here that can fails too (remove it).
+ */
+const CANNOT_FIRE: Readonly<Record<string, { readonly shapes: readonly Shape[]; readonly reason: string }>> = {
+  FlussonicStreamRestarting: {
+    shapes: ['nested'],
+    reason: `reads flussonic_stream_retries_total (stats.retry_count), ${FLAT_ONLY}; branch inputs bases it on both shapes`,
+  },
+};
+
 function key(q: Pick<PanelQuery, 'dashboard' | 'panelTitle' | 'refId'>): string {
   return `${q.dashboard}: ${q.panelTitle} / ${q.refId}`;
 }
@@ -177,13 +188,17 @@ for (const shape of SHAPES) {
       const present = new Set(await api.labelValues(`{job="${JOB}"}`, '__name__'));
       const coverage = alertRules().map((rule) => alertCoverage(rule.alert, rule.expr, present));
       const blind = coverage.filter((c) => !c.canFire);
+      const excused = (alert: string): string | undefined => {
+        const listed = CANNOT_FIRE[alert];
+        return listed?.shapes.includes(shape) ? listed.reason : undefined;
+      };
       console.log(
         `Grafana e2e (${shape}): alerts that can fire ${coverage.length - blind.length} / ${coverage.length}` +
-          (blind.length ? `; cannot fire:\n${blind.map((c) => `  ${c.alert}: no ${c.missing.join(', ')}`).join('\n')}` : ''),
+          (blind.length ? `; cannot fire:\n${blind.map((c) => `  ${c.alert}: no ${c.missing.join(', ')}: ${excused(c.alert) ?? 'NO REASON'}`).join('\n')}` : ''),
       );
       expect(coverage.length).toBeGreaterThan(0);
-      // Every alert whose needed series are all there is counted; the counting itself is tested in coverage.test.ts.
-      expect(present.has('flussonic_up')).toBe(true);
+      expect(blind.filter((c) => excused(c.alert) === undefined).map((c) => `${c.alert}: needs ${c.missing.join(', ')}`)).toEqual([]);
+      expect(coverage.filter((c) => c.canFire && excused(c.alert) !== undefined).map((c) => `${c.alert} can fire on ${shape}: remove it from CANNOT_FIRE`)).toEqual([]);
     });
   });
 }
