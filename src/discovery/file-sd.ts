@@ -82,7 +82,9 @@ export function parseTargetFile(text: string, file: string, sourceName: string):
   try {
     doc = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
   } catch (error) {
-    throw fail('', `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'} (${(error instanceof Error ? error.message : String(error)).split('\n')[0]})`);
+    // The parsers quote the source text around the problem; only the reason before any quote is kept.
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.split(/ at line |[:,]? ?["']/)[0]!.trim();
+    throw fail('', `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}${reason ? ` (${reason})` : ''}`);
   }
   if (doc === null || doc === undefined) return [];
   if (!Array.isArray(doc)) throw fail('', 'expected a list of {targets, labels} groups');

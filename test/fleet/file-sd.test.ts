@@ -79,6 +79,16 @@ describe('file_sd', () => {
       ['t.json', '[{"targets": ["a:1"], "labels": {"__scheme__": "ftp"}}]', /__scheme__: expected http or https/],
     ];
     for (const [file, text, message] of bad) expect(() => parseTargetFile(text, file, 'inv'), text).toThrow(message);
+    // A parse error never quotes the file's text (it may hold anything).
+    expect(() => parseTargetFile('[{"targets": ["a:1"], "labels": {"k": "SECRETISH"}', 't.json', 'inv')).toThrow(/^file_sd inv: t\.json: not valid JSON/);
+    for (const [name, text] of [['t.json', '[{"x": SECRETISH}]'], ['t.yaml', '- targets: [SECRETISH\n  labels: {']]) {
+      expect(() => parseTargetFile(text!, name!, 'inv')).toThrow(/not valid/);
+      try {
+        parseTargetFile(text!, name!, 'inv');
+      } catch (error) {
+        expect((error as Error).message).not.toContain('SECRETISH');
+      }
+    }
     expect(parseTargetFile('[{"targets": ["a:1"], "labels": {"__scheme__": "https"}}]', 't.json', 'inv')[0]!.server.url).toBe('https://a:1');
   });
 });
