@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { LOG_LEVELS, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
 import { ConfigError, ExporterError } from './errors.js';
+import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 
@@ -23,6 +24,9 @@ Options:
       --demo-shape SHAPE      stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
       --listen-address H:P    where /metrics is served, overrides listen_address (default :9228)
       --log-level LEVEL       debug | info | warn | error, overrides log_level
+      --shard N               poll only the servers whose name hashes to shard N (0-based) ...
+      --total-shards M        ... of M replicas (kube-state-metrics style sharding)
+      --shard-from-hostname   take N from the StatefulSet pod name (HOSTNAME=name-N)
   -v, --version               print the version
   -h, --help                  print this help
 
@@ -50,7 +54,7 @@ export type CliCommand =
   | { readonly kind: 'version' }
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
   | { readonly kind: 'check'; readonly configPath: string }
-  | { readonly kind: 'run'; readonly source: { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape }; readonly overrides: Overrides };
+  | { readonly kind: 'run'; readonly source: { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape }; readonly overrides: Overrides; readonly shard?: ShardSpec };
 
 export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
   if (argv[0] === 'simulate') return { kind: 'simulate', argv: argv.slice(1) };
@@ -67,6 +71,9 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         'demo-shape': { type: 'string' },
         'listen-address': { type: 'string' },
         'log-level': { type: 'string' },
+        shard: { type: 'string' },
+        'total-shards': { type: 'string' },
+        'shard-from-hostname': { type: 'boolean' },
         version: { type: 'boolean', short: 'v' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -86,12 +93,15 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     return { kind: 'check', configPath };
   }
   const overrides = parseOverrides(values['listen-address'], values['log-level']);
-  if (values.demo) return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape']) }, overrides };
+  const shard = shardFromFlags({ shard: values.shard, totalShards: values['total-shards'], fromHostname: values['shard-from-hostname'] }, env.HOSTNAME);
+  if (typeof shard === 'string') throw new UsageError(shard);
+  const sharding = shard.totalShards > 1 ? { shard } : {};
+  if (values.demo) return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape']) }, overrides, ...sharding };
   if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {
     throw new UsageError(`no config given: start with --config FILE (or set ${CONFIG_ENV}=FILE); to try it out without a Flussonic server, run with --demo`);
   }
-  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides };
+  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, ...sharding };
 }
 
 function demoShape(value: string | undefined): DemoShape {

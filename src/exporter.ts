@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { COLLECTORS } from './collectors/index.js';
 import type { CollectorEntry } from './collectors/types.js';
 import type { ExporterConfig } from './config/types.js';
+import { Fleet } from './fleet/fleet.js';
+import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
 import { buildApp } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
@@ -29,6 +31,8 @@ export interface ExporterDeps {
   readonly random?: () => number;
   /** Register prom-client's default process/nodejs metrics (default true). */
   readonly defaultMetrics?: boolean;
+  /** This replica's shard (default: the only one, owning every target). */
+  readonly shard?: ShardSpec;
 }
 
 export interface Exporter {
@@ -40,6 +44,8 @@ export interface Exporter {
   reload(config: ExporterConfig): void;
   /** Sets flussonic_exporter_config_last_reload_success (and its timestamp when ok). */
   configReloaded(ok: boolean): void;
+  /** Refreshes every discovery source now and applies what changed (tests). */
+  refreshDiscovery(): Promise<void>;
   /** Runs one poll of every target (or of the one with this name) now and awaits it. */
   pollOnce(target?: string): Promise<void>;
   /** Stops polling, aborts in-flight requests, closes the connection pools; within 5 s. */
@@ -73,7 +79,8 @@ export function createExporter(deps: ExporterDeps): Exporter {
       .then(() => poller.apply(targetSpecs(next, targetDeps)))
       .catch((err: unknown) => logger.error({ err }, 'applying the configuration failed'));
   };
-  apply(config);
+  // Discovery and sharding decide which targets this replica polls; the pollers get only those.
+  const fleet = new Fleet({ shard: deps.shard ?? SINGLE_SHARD, log: logger, self, apply, userAgent: targetDeps.userAgent }, config);
 
   const app = buildApp({
     logger,
@@ -83,6 +90,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     self,
     statuses: () => poller.statuses(),
     ready: () => poller.ready(),
+    fleet,
   });
 
   let stopping: Promise<void> | undefined;
@@ -90,6 +98,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     app,
     start() {
       void applying.then(() => poller.start());
+      fleet.start();
     },
     reload(next) {
       if (next.metricsPath !== config.metricsPath) logger.warn({ metricsPath: next.metricsPath }, 'a new metrics_path takes effect after a restart');
@@ -98,10 +107,14 @@ export function createExporter(deps: ExporterDeps): Exporter {
       }
       logger.level = next.logLevel;
       config = next;
-      apply(next);
+      fleet.configure(next);
     },
     configReloaded(ok) {
       self.configReloaded(ok, Date.now() / 1000);
+    },
+    async refreshDiscovery() {
+      await fleet.refreshNow();
+      await applying;
     },
     async pollOnce(target) {
       await applying;
@@ -109,6 +122,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     },
     stop() {
       stopping ??= (async () => {
+        fleet.stop();
         await applying;
         let timer: NodeJS.Timeout | undefined;
         const graceOver = new Promise<'late'>((resolve) => {

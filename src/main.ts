@@ -21,8 +21,9 @@ async function main(argv: readonly string[]): Promise<number> {
       // Loaded only for this subcommand, like the demo: the exporter itself never imports the simulator.
       return (await import('./simulator/cli.js')).runSimulate([...command.argv]);
     case 'check': {
-      const { servers, catena } = loadConfig(command.configPath);
-      return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena)`);
+      const { servers, catena, discovery = [] } = loadConfig(command.configPath);
+      const sources = discovery.length > 0 ? `, ${discovery.length} discovery sources` : '';
+      return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena${sources})`);
     }
     case 'run':
       return run(command);
@@ -36,7 +37,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path) : demo!.config, overrides);
   const config = load();
   const logger = createLogger(config.logLevel);
-  const exporter = createExporter({ config, logger, version: readVersion() });
+  const exporter = createExporter({ config, logger, version: readVersion(), ...(command.shard ? { shard: command.shard } : {}) });
   // Signals are handled from here on: one that arrives while binding the port still stops cleanly.
   let stopping = false;
   const stopped = untilStopped(async () => {

@@ -3,6 +3,7 @@
  * the docs and the validation of collector names all come from this one table; the poller creates
  * one instance per server from it.
  */
+import { createClusterCollector } from './cluster.js';
 import { createDvrsCollector } from './dvrs.js';
 import { createServerCollector } from './server.js';
 import { createSessionsCollector } from './sessions.js';
@@ -14,4 +15,5 @@ export const COLLECTORS: readonly CollectorEntry[] = Object.freeze([
   { name: 'sessions', defaultEnabled: true, create: () => createSessionsCollector() },
   { name: 'server', defaultEnabled: true, create: createServerCollector },
   { name: 'dvrs', defaultEnabled: false, create: () => createDvrsCollector() },
+  { name: 'cluster', defaultEnabled: false, create: () => createClusterCollector() },
 ]);

@@ -30,7 +30,7 @@ export interface Collector {
 }
 
 export interface CollectorEntry {
-  readonly name: 'streams' | 'sessions' | 'server' | 'dvrs';
+  readonly name: 'streams' | 'sessions' | 'server' | 'dvrs' | 'cluster';
   readonly defaultEnabled: boolean;
   readonly create: (config: ServerConfig) => Collector;
 }

@@ -19,6 +19,7 @@ export function readCatena(section: Section, files: FileContext): CatenaConfig {
     ...(stateFile !== undefined ? { stateFile: isAbsolute(stateFile) ? stateFile : resolve(files.baseDir, stateFile) } : {}),
     query: readQuery(section),
     prices: readPrices(section),
+    ...(section.has('shard') ? { shard: section.int('shard', 0, { min: 0, max: 9999 }) } : {}),
   };
 }
 

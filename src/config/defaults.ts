@@ -6,7 +6,7 @@ import { COLLECTORS } from '../collectors/index.js';
 import { SESSION_GROUP_BY_DEFAULT } from '../metrics/catalogue.js';
 import type { CollectorName } from './types.js';
 
-export const COLLECTOR_NAMES: readonly CollectorName[] = ['streams', 'sessions', 'server', 'dvrs'];
+export const COLLECTOR_NAMES: readonly CollectorName[] = ['streams', 'sessions', 'server', 'dvrs', 'cluster'];
 
 /**
  * Default of each `collectors:` switch: `defaultEnabled` of the collector table
@@ -40,6 +40,8 @@ export const DEFAULTS = Object.freeze({
     maxSeries: 100_000,
     sessionsGroupBy: SESSION_GROUP_BY_DEFAULT,
   }),
+  /** How often a discovery source is re-read (Prometheus' file_sd default is 5m; peers change faster). */
+  discoveryRefreshMs: 60_000,
   catena: Object.freeze({
     pollIntervalMs: 60_000,
     timeoutMs: 10_000,
@@ -54,19 +56,27 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** Keys known at each level of the YAML; unknown keys are rejected with the closest of these. */
 export const KNOWN_KEYS = Object.freeze({
-  top: ['listen_address', 'metrics_path', 'log_level', 'poll_interval', 'servers', 'catena'],
+  top: ['listen_address', 'metrics_path', 'log_level', 'poll_interval', 'servers', 'catena', 'templates', 'discovery'],
   server: [
     'name', 'url', 'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
     'timeout', 'poll_interval', 'page_size', 'max_pages', 'max_response_size', 'collectors', 'streams', 'families',
     'max_series', 'sessions',
   ],
+  template: [
+    'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
+    'timeout', 'poll_interval', 'page_size', 'max_pages', 'max_response_size', 'collectors', 'streams', 'families',
+    'max_series', 'sessions',
+  ],
+  discovery: ['refresh_interval', 'cluster_peers', 'file_sd'],
+  discoveryClusterPeers: ['name', 'seeds', 'template', 'refresh_interval'],
+  discoveryFileSd: ['name', 'files', 'template', 'refresh_interval'],
   serverCollectors: [...COLLECTOR_NAMES],
   serverStreams: ['include', 'exclude'],
   serverFamilies: ['tracks', 'pushes', 'input_errors', 'transcoder_tracks'],
   serverSessions: ['group_by'],
   catena: [
     'name', 'url', 'api_key', 'api_key_file', 'poll_interval', 'timeout', 'page_size', 'max_pages', 'max_response_size',
-    'start', 'state_file', 'query', 'prices',
+    'start', 'state_file', 'query', 'prices', 'shard',
   ],
   catenaQuery: ['type', 'created_from', 'created_before', 'subscriber'],
   catenaPrice: ['amount', 'per', 'currency'],

@@ -3,15 +3,30 @@ import { SESSION_GROUP_BY_ALLOWED } from '../metrics/catalogue.js';
 import { COLLECTOR_NAMES, DEFAULTS, KNOWN_KEYS } from './defaults.js';
 import type { Section } from './fields.js';
 import { readName, readPollSettings } from './target.js';
-import type { CollectorName, Credentials, ServerConfig, StreamFamilySwitches, StreamFilter } from './types.js';
+import type { CollectorName, Credentials, ServerConfig, ServerSettings, StreamFamilySwitches, StreamFilter } from './types.js';
 import { readAnchoredRegex, readBaseUrl, readSecret, type FileContext } from './values.js';
 
 export function readServer(section: Section, globalPollIntervalMs: number, files: FileContext): ServerConfig {
   section.rejectUnknownKeys(KNOWN_KEYS.server);
-  const d = DEFAULTS.server;
   return {
     name: readName(section),
     url: readBaseUrl(section, 'url', 'username/password or bearer_token') ?? '',
+    ...readServerSettings(section, globalPollIntervalMs, files),
+  };
+}
+
+/**
+ * One entry of `templates:`: every setting of a server but its name and URL, which discovery
+ * supplies. Discovered servers get their credentials and settings from here.
+ */
+export function readTemplate(section: Section, globalPollIntervalMs: number, files: FileContext): ServerSettings {
+  section.rejectUnknownKeys(KNOWN_KEYS.template);
+  return readServerSettings(section, globalPollIntervalMs, files);
+}
+
+function readServerSettings(section: Section, globalPollIntervalMs: number, files: FileContext): ServerSettings {
+  const d = DEFAULTS.server;
+  return {
     apiPrefix: readApiPrefix(section),
     credentials: readCredentials(section, files),
     ...readPollSettings(section, { ...d, pollIntervalMs: globalPollIntervalMs }),

@@ -4,7 +4,7 @@
  */
 import type { LevelWithSilent } from 'pino';
 
-export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs';
+export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs' | 'cluster';
 
 /** Resolved credentials: never logged, never rendered, never put into an error message. */
 export type Credentials =
@@ -47,6 +47,33 @@ export interface ServerConfig {
   readonly sessionsGroupBy: readonly string[];
 }
 
+/** A server's settings without its name and URL: a `templates:` entry, for discovered servers. */
+export type ServerSettings = Omit<ServerConfig, 'name' | 'url'>;
+
+/** `discovery.cluster_peers[]`: the peers that GET /cluster/peers of the seeds lists. */
+export interface ClusterPeersSource {
+  readonly kind: 'cluster_peers';
+  /** The `source` label of the discovery self-metrics. */
+  readonly name: string;
+  /** Base URLs of the seed servers (read with the template's credentials). */
+  readonly seeds: readonly string[];
+  /** Name of the template every discovered peer (and the seed request) takes its settings from. */
+  readonly template: string;
+  readonly refreshIntervalMs: number;
+}
+
+/** `discovery.file_sd[]`: Prometheus file_sd target files (JSON or YAML). */
+export interface FileSdSource {
+  readonly kind: 'file_sd';
+  readonly name: string;
+  /** Absolute paths; the file name part may hold `*` (a glob, as Prometheus allows). */
+  readonly files: readonly string[];
+  readonly template: string;
+  readonly refreshIntervalMs: number;
+}
+
+export type DiscoverySource = ClusterPeersSource | FileSdSource;
+
 export interface CatenaPrice {
   readonly amount: number;
   readonly perMs: number;
@@ -73,6 +100,8 @@ export interface CatenaConfig {
     readonly subscriber: string;
   };
   readonly prices: ReadonlyMap<string, CatenaPrice>;
+  /** The shard whose replica polls this service (default 0; wraps around total_shards). */
+  readonly shard?: number;
 }
 
 export interface ExporterConfig {
@@ -82,4 +111,8 @@ export interface ExporterConfig {
   readonly pollIntervalMs: number;
   readonly servers: readonly ServerConfig[];
   readonly catena: readonly CatenaConfig[];
+  /** `templates:` by name (absent: none). */
+  readonly templates?: ReadonlyMap<string, ServerSettings>;
+  /** `discovery:` sources (absent: none); their servers join the static `servers:` list. */
+  readonly discovery?: readonly DiscoverySource[];
 }

@@ -5,6 +5,7 @@
  */
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { readCatena } from './catena.js';
+import { readDiscovery, readTemplates } from './discovery.js';
 import { DEFAULTS, KNOWN_KEYS, LOG_LEVELS } from './defaults.js';
 import { Section, ValidationRun, type PathProblem } from './fields.js';
 import { formatPath } from './path.js';
@@ -38,8 +39,12 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
   const pollIntervalMs = top.duration('poll_interval', { minMs: DEFAULTS.minPollIntervalMs }) ?? DEFAULTS.pollIntervalMs;
   const servers = readEntries(top, 'servers', (section) => readServer(section, pollIntervalMs, files));
   const catena = readEntries(top, 'catena', (section) => readCatena(section, files));
-  if (servers.length === 0 && catena.length === 0 && !top.has('servers') && !top.has('catena')) {
-    run.report([], 'nothing to poll: add a `servers:` list (Flussonic) or a `catena:` list (operations log)');
+  const templates = readTemplates(top, pollIntervalMs, files);
+  const discovery = readDiscovery(top, templates, files);
+  if (discovery.length > 0) {
+    // Discovery may find every server; nothing static is needed.
+  } else if (servers.length === 0 && catena.length === 0 && !top.has('servers') && !top.has('catena')) {
+    run.report([], 'nothing to poll: add a `servers:` list (Flussonic), a `catena:` list (operations log) or `discovery:`');
   } else if (servers.length === 0 && catena.length === 0) {
     top.report(top.has('servers') ? 'servers' : 'catena', 'nothing to poll: the list is empty (add a Flussonic server or a catena entry)');
   }
@@ -52,6 +57,8 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
     pollIntervalMs,
     servers,
     catena,
+    ...(templates.size > 0 ? { templates } : {}),
+    ...(discovery.length > 0 ? { discovery } : {}),
   };
   return { config: run.problems.length === 0 ? config : undefined, problems: run.problems };
 }
@@ -105,7 +112,7 @@ function readListenAddress(top: Section): ExporterConfig['listenAddress'] {
   return parsed;
 }
 
-const RESERVED_PATHS = ['/', '/-/healthy', '/-/ready'];
+const RESERVED_PATHS = ['/', '/-/healthy', '/-/ready', '/probe', '/sd'];
 
 function readMetricsPath(top: Section): string {
   const path = top.string('metrics_path') ?? DEFAULTS.metricsPath;

@@ -17,7 +17,7 @@ const SECTIONS: readonly { readonly owner: FamilyOwner; readonly title: string; 
   {
     owner: 'self',
     title: 'Exporter self-metrics (always on)',
-    intro: '`collector` is one of `streams`, `sessions`, `server`, `dvrs`, `operations`; `endpoint` is the API path template (`/streams`, `/sessions`, `/config/stats`, `/dvrs`, `/operations`).',
+    intro: '`collector` is one of `streams`, `sessions`, `server`, `dvrs`, `cluster`, `operations`; `endpoint` is the API path template (`/streams`, `/sessions`, `/config/stats`, `/dvrs`, `/operations`).',
   },
   {
     owner: 'server',
@@ -35,6 +35,11 @@ const SECTIONS: readonly { readonly owner: FamilyOwner; readonly title: string; 
     intro: `No per-session series. The grouping labels are configured per server (\`sessions: {group_by: [...]}\`, default ${codeList(SESSION_GROUP_BY_DEFAULT)}; allowed ${codeList(SESSION_GROUP_BY_ALLOWED)}). A session that opened and closed between two polls is not seen. Duration buckets (seconds): ${SESSION_DURATION_BUCKETS.join(', ')}.`,
   },
   { owner: 'dvrs', title: 'DVR storages (collector `dvrs`: GET /dvrs)', intro: 'Only where the server reports storage stats; absent stats produce no samples.' },
+  {
+    owner: 'cluster',
+    title: 'Cluster view (collector `cluster`, off by default: GET /cluster/peers)',
+    intro: 'The peers the server sees in its cluster, labelled `peer` by the peer hostname. The peer `cluster_key`, `license_txt` and URLs are never exported.',
+  },
   {
     owner: 'operations',
     title: 'Subscriber operations log (collector `operations`: Catena GET /tv-management/api/v1/operations)',

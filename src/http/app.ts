@@ -16,6 +16,8 @@ import type { Logger } from 'pino';
 import { CONTENT_TYPE, type ExpositionCache } from '../metrics/exposition.js';
 import type { SelfMetrics } from '../metrics/self.js';
 import type { TargetStatus } from '../poller.js';
+import type { FleetView } from '../fleet/fleet.js';
+import { registerFleetRoutes } from './fleet-routes.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -27,6 +29,8 @@ export interface AppDeps {
   readonly statuses: () => readonly TargetStatus[];
   /** Whether every target finished its first poll attempt. */
   readonly ready: () => boolean;
+  /** Owned targets and shard, for /probe, /sd and the landing page (absent: no such routes). */
+  readonly fleet?: FleetView;
 }
 
 export const HEALTHY_PATH = '/-/healthy';
@@ -93,6 +97,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(503).type('text/plain; charset=utf-8').send(`not ready: waiting for the first poll of ${waiting} target(s)\n`);
   });
 
+  if (deps.fleet) registerFleetRoutes(app, { ...deps, fleet: deps.fleet });
+
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found\n'));
   app.setErrorHandler((error, _request, reply) => {
     // Log the error, not the request: URLs and headers stay out of the logs.
@@ -150,6 +156,7 @@ function landingPage(deps: AppDeps): string {
 <body>
 <h1>Flussonic exporter</h1>
 <p>Version ${escapeHtml(deps.version)}</p>
+${deps.fleet ? `<p>${escapeHtml(deps.fleet.describe())}; <a href="/sd">/sd</a> lists them for Prometheus, <code>/probe?target=NAME</code> serves one</p>` : ''}
 <ul>
 <li><a href="${metrics}">Metrics</a> (${metrics})</li>
 <li><a href="${HEALTHY_PATH}">Health</a></li>

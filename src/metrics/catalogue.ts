@@ -7,7 +7,7 @@
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 
 /** Which part of the exporter fills a family: a collector, or the exporter itself. */
-export type FamilyOwner = 'self' | 'server' | 'streams' | 'sessions' | 'dvrs' | 'operations';
+export type FamilyOwner = 'self' | 'server' | 'streams' | 'sessions' | 'dvrs' | 'cluster' | 'operations';
 
 export interface FamilyDef {
   readonly name: string;
@@ -38,6 +38,7 @@ const SS = ['server', 'stream'] as const;
 const SD = ['server', 'device'] as const;
 const SC = ['server', 'collector'] as const;
 const PART = ['server', 'path', 'device'] as const;
+const PEER = ['server', 'peer'] as const;
 
 export const SERVER_STATUSES = ['no_config', 'broken_config', 'license_failure', 'no_license', 'starting', 'running'] as const;
 export const STREAM_STATUSES = ['running', 'waiting', 'error'] as const;
@@ -66,6 +67,11 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_exporter_build_info', 'gauge', 'self', ['version', 'nodejs_version'], 'Build information of the exporter; value 1.'),
   family('flussonic_exporter_config_last_reload_success', 'gauge', 'self', [], '1 if the last configuration (re)load succeeded, else 0.'),
   family('flussonic_exporter_config_last_reload_success_timestamp_seconds', 'gauge', 'self', [], 'Unix time of the last successful configuration (re)load.'),
+  family('flussonic_exporter_shard_info', 'gauge', 'self', ['shard', 'total_shards'], 'Which shard this replica is (--shard/--total-shards or the StatefulSet ordinal); value 1.'),
+  family('flussonic_exporter_owned_targets', 'gauge', 'self', ['kind'], 'Targets this replica polls after discovery and sharding, by kind (server, catena).'),
+  family('flussonic_exporter_discovery_targets', 'gauge', 'self', ['source'], 'Servers the last good refresh of this discovery source found (before sharding).'),
+  family('flussonic_exporter_discovery_failures_total', 'counter', 'self', ['source'], 'Failed refreshes of this discovery source; the last good list is kept.'),
+  family('flussonic_exporter_discovery_last_success_timestamp_seconds', 'gauge', 'self', ['source'], 'Unix time of the last successful refresh of this discovery source.'),
 
   // Server: GET /config/stats
   family('flussonic_server_info', 'gauge', 'server', ['server', 'version', 'build', 'hostname', 'license_type'], 'Flussonic server version, build, hostname and license type; value 1.'),
@@ -150,6 +156,18 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_dvr_storage_size_bytes', 'gauge', 'dvrs', ['server', 'dvr'], 'Size of a DVR storage in bytes (stats.size; without DVR-level stats, the sum of disks[].stats.size).'),
   family('flussonic_dvr_storage_used_bytes', 'gauge', 'dvrs', ['server', 'dvr'], 'Used space of a DVR storage in bytes (stats.used; without it, size x usage / 100 of the storage or of each disk).'),
   family('flussonic_dvr_storage_errors_total', 'counter', 'dvrs', ['server', 'dvr', 'error'], 'Errors of a DVR storage by kind (stats.errors.<error>; without DVR-level stats, summed over disks[].stats.errors).'),
+
+  // Cluster view: GET /cluster/peers (cluster collector, opt-in)
+  family('flussonic_cluster_peers', 'gauge', 'cluster', S, 'Peers listed by this server (GET /cluster/peers).'),
+  family('flussonic_cluster_peer_up', 'gauge', 'cluster', PEER, '1 when the server has fresh stats of the peer without an error (stats present, error empty, now within stale_timeout), else 0.'),
+  family('flussonic_cluster_peer_cpu_usage_ratio', 'gauge', 'cluster', PEER, 'CPU usage of the peer, 0..1 (stats.cpu_usage / 100).'),
+  family('flussonic_cluster_peer_memory_usage_ratio', 'gauge', 'cluster', PEER, 'Memory usage of the peer, 0..1 (stats.memory_usage / 100).'),
+  family('flussonic_cluster_peer_bandwidth_usage_ratio', 'gauge', 'cluster', PEER, 'Bandwidth usage of the peer, 0..1 (stats.bandwidth_usage / 100).'),
+  family('flussonic_cluster_peer_clients', 'gauge', 'cluster', PEER, 'Clients of the peer (stats.total_clients, else client_count).'),
+  family('flussonic_cluster_peer_streams', 'gauge', 'cluster', PEER, 'Streams of the peer (stats.total_streams, else stream_count).'),
+  family('flussonic_cluster_peer_online_streams', 'gauge', 'cluster', PEER, 'Online streams of the peer (stats.online_streams).'),
+  family('flussonic_cluster_peer_input_bytes_per_second', 'gauge', 'cluster', PEER, 'Incoming traffic of the peer in bytes per second (stats.input_kbit x 125).'),
+  family('flussonic_cluster_peer_output_bytes_per_second', 'gauge', 'cluster', PEER, 'Outgoing traffic of the peer in bytes per second (stats.output_kbit x 125, else output_bitrate x 125).'),
 
   // Subscriber operations log: Catena GET /tv-management/api/v1/operations
   family('flussonic_catena_up', 'gauge', 'operations', ['catena'], '1 when the last poll of the operations log succeeded, else 0.'),

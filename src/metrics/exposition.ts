@@ -106,6 +106,27 @@ export class ExpositionCache {
     };
   }
 
+  /**
+   * One target's exposition (for /probe): HELP/TYPE and its sample blocks, family by family in
+   * catalogue order, referenced as they are; undefined when the target has no series (not polled
+   * yet, or its last poll failed).
+   */
+  targetParts(target: string): { readonly parts: readonly Buffer[]; readonly bytes: number } | undefined {
+    const chunks = this.targets.get(target);
+    if (!chunks) return undefined;
+    const parts: Buffer[] = [];
+    let bytes = 0;
+    for (const def of this.families) {
+      const blocks = chunks.get(def.name);
+      if (!blocks || blocks.length === 0) continue;
+      for (const part of [this.headerOf(def), ...blocks]) {
+        parts.push(part);
+        bytes += part.length;
+      }
+    }
+    return { parts, bytes };
+  }
+
   /** Names of the targets whose chunks are in the exposition. */
   get targetNames(): readonly string[] {
     return [...this.targets.keys()];

@@ -109,6 +109,24 @@ export class SelfMetrics {
     this.version++;
   }
 
+  /** Sets a self gauge of the catalogue from outside the poller (the fleet: shard, discovery). */
+  setGauge(name: string, labels: Labels, value: number): void {
+    this.gauge(name).set(labels, value);
+    this.version++;
+  }
+
+  /** Adds to a self counter of the catalogue from outside the poller (0 exports it from 0). */
+  incCounter(name: string, labels: Labels, by: number): void {
+    this.counter(name).inc(labels, by);
+    this.version++;
+  }
+
+  /** Withdraws one series of a self family (a discovery source that left the config). */
+  removeSeries(name: string, labels: Labels): void {
+    (this.gauges.get(name) ?? this.counter(name)).remove(labels);
+    this.version++;
+  }
+
   configReloaded(ok: boolean, nowSeconds: number): void {
     this.gauge('flussonic_exporter_config_last_reload_success').set(ok ? 1 : 0);
     if (ok) this.gauge('flussonic_exporter_config_last_reload_success_timestamp_seconds').set(nowSeconds);

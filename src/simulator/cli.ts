@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { FAULT_ENDPOINTS, parseFaultSpec, type Fault, type FaultEndpoint } from './faults.js';
+import { PEERS_SHAPES, type PeersShape } from './cluster.js';
 import { API_PREFIXES, OPERATIONS_PATH, startSimulator, type SimulatorOptions } from './index.js';
 
 export const SIMULATE_USAGE = `Usage: flussonic-exporter simulate [flags]
@@ -26,6 +27,9 @@ Runs the embedded Flussonic Media Server API v3 and Catena operations-log simula
   --no-history             start the operations log empty (default: three days of history)
   --no-churn               no sessions opening/closing, no failures (counters still grow)
   --session-linger MS      keep closed sessions listed with closed_at for MS (default 0)
+  --peer HOSTNAME=URL      a peer listed by GET /cluster/peers (repeatable; e.g. another simulator)
+  --peers-shape 2025|23.05 shape of /cluster/peers (default 2025)
+  --cluster-key KEY        cluster_key of every peer entry (a secret the exporter never passes on)
   --fault ENDPOINT:SPEC    inject a fault, e.g. /sessions:latencyMs=200,errorRate=0.1 (repeatable)
                            endpoints: ${FAULT_ENDPOINTS.join(' ')}
                            faults: latencyMs=N errorRate=0..1 status=N malformedJson truncateBody
@@ -81,6 +85,9 @@ export function parseSimulateArgs(argv: readonly string[]): { options: Simulator
         'no-churn': { type: 'boolean' },
         'session-linger': { type: 'string' },
         fault: { type: 'string', multiple: true },
+        peer: { type: 'string', multiple: true },
+        'peers-shape': { type: 'string' },
+        'cluster-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -104,6 +111,13 @@ export function parseSimulateArgs(argv: readonly string[]): { options: Simulator
       throw new UsageError(`--fault ${raw}: ${e instanceof Error ? e.message : String(e)}`);
     }
   });
+  const peers = (v.peer ?? []).map((raw) => {
+    const eq = raw.indexOf('=');
+    if (eq <= 0 || eq === raw.length - 1) throw new UsageError('--peer: expected HOSTNAME=URL');
+    return { hostname: raw.slice(0, eq), apiUrl: raw.slice(eq + 1) };
+  });
+  const peersShape = v['peers-shape'];
+  if (peersShape !== undefined && !(PEERS_SHAPES as readonly string[]).includes(peersShape)) throw new UsageError(`--peers-shape: expected ${PEERS_SHAPES.join(' or ')}, got ${JSON.stringify(peersShape)}`);
   const seed = v.seed === undefined ? undefined : Number(v.seed);
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new UsageError(`--seed: expected an integer, got ${JSON.stringify(v.seed)}`);
   const options: SimulatorOptions = {
@@ -124,6 +138,9 @@ export function parseSimulateArgs(argv: readonly string[]): { options: Simulator
     clock: 'real',
   };
   if (v['dvr-stats']) options.dvrStats = true;
+  if (peers.length > 0) options.peers = peers;
+  if (peersShape !== undefined) options.peersShape = peersShape as PeersShape;
+  if (v['cluster-key'] !== undefined) options.clusterKey = v['cluster-key'];
   for (const key of Object.keys(options) as (keyof SimulatorOptions)[]) if (options[key] === undefined) delete options[key];
   return { options, faults, help: v.help === true };
 }

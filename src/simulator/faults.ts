@@ -3,8 +3,8 @@
  * survive from a real server or the network in between.
  */
 
-export type FaultEndpoint = '/streams' | '/sessions' | '/config/stats' | '/dvrs' | '/operations' | '/schema' | '*';
-export const FAULT_ENDPOINTS: readonly FaultEndpoint[] = ['/streams', '/sessions', '/config/stats', '/dvrs', '/operations', '/schema', '*'];
+export type FaultEndpoint = '/streams' | '/sessions' | '/config/stats' | '/dvrs' | '/cluster/peers' | '/operations' | '/schema' | '*';
+export const FAULT_ENDPOINTS: readonly FaultEndpoint[] = ['/streams', '/sessions', '/config/stats', '/dvrs', '/cluster/peers', '/operations', '/schema', '*'];
 
 export interface Fault {
   /** Delay every answer by this many (real) milliseconds. */

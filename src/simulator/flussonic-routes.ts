@@ -5,7 +5,7 @@
 import { ApiError, notFound } from './errors.js';
 import { needsOnlySortKeys, parseQuery, project, parseSelect, runQuery, type JsonRecord, type QueryCache } from './query.js';
 import { openApiDocument } from './schema.js';
-import { DVRS_SPEC, SESSIONS_SPEC, STREAMS_SPEC, type SimWorld } from './world.js';
+import { DVRS_SPEC, PEERS_SPEC, SESSIONS_SPEC, STREAMS_SPEC, type SimWorld } from './world.js';
 
 export interface RouteRequest {
   readonly method: string;
@@ -80,6 +80,13 @@ export class FlussonicRoutes {
           const dvr = world.dvrDocs().find((d) => d.name === rest[0]);
           if (!dvr) throw notFound('dvr', rest[0] as string);
           return { status: 200, body: selected(dvr, req.query) };
+        }
+        break;
+      case 'cluster':
+        if (rest.length === 1 && rest[0] === 'peers') {
+          if (req.method !== 'GET') throw methodNotAllowed('GET');
+          // Simulated time, so a manual clock decides staleness too.
+          return this.collection(world.cluster.docs(world.now), req, PEERS_SPEC, 'hostname');
         }
         break;
       case 'schema':

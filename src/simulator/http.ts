@@ -288,6 +288,8 @@ function faultEndpoint(area: Parsed['area'], segments: readonly string[]): Fault
       return '/schema';
     case 'config':
       return second === 'stats' ? '/config/stats' : undefined;
+    case 'cluster':
+      return second === 'peers' ? '/cluster/peers' : undefined;
     default:
       return undefined;
   }

@@ -8,6 +8,7 @@ import { FaultController } from './faults.js';
 import { SimulatorHttp, type Credentials } from './http.js';
 import { RequestLog } from './request-log.js';
 import { Rng } from './rng.js';
+import { PEERS_SHAPES, type PeersShape, type SimPeer } from './cluster.js';
 import type { StatsShape } from './streams.js';
 import { SimWorld } from './world.js';
 
@@ -24,6 +25,8 @@ export type { StatsShape, StreamStatus } from './streams.js';
 export type { TranscoderDevice, DvrErrorKey } from './server.js';
 export { DVR_ERROR_KEYS } from './server.js';
 export { DEFAULT_START_TIME } from './clock.js';
+export type { PeersShape, SimPeer } from './cluster.js';
+export { DEFAULT_CLUSTER_KEY, PEERS_SHAPES, SimCluster } from './cluster.js';
 export { API_PREFIXES, OPERATIONS_PATH } from './http.js';
 
 export interface SimulatorOptions {
@@ -57,6 +60,12 @@ export interface SimulatorOptions {
   sessionLingerMs?: number;
   host?: string;
   port?: number;
+  /** Peers listed by GET /cluster/peers (default none); change them later with `world.cluster.set()`. */
+  peers?: SimPeer[];
+  /** Shape of /cluster/peers: '2025' (default) or '23.05'. */
+  peersShape?: PeersShape;
+  /** `cluster_key` of every peer entry (default DEFAULT_CLUSTER_KEY). */
+  clusterKey?: string;
 }
 
 export interface RunningSimulator {
@@ -114,6 +123,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     clock.now(),
   );
   for (const k of catenaKeys) world.catena.keys.set(k.key, k.portal);
+  if (options.peersShape !== undefined && !PEERS_SHAPES.includes(options.peersShape)) throw new RangeError(`simulator option peersShape must be one of ${PEERS_SHAPES.join(', ')}, got ${String(options.peersShape)}`);
+  if (options.peersShape) world.cluster.shape = options.peersShape;
+  if (options.clusterKey !== undefined) world.cluster.clusterKey = options.clusterKey;
+  if (options.peers) world.cluster.set(options.peers);
 
   const faults = new FaultController();
   const requests = new RequestLog();

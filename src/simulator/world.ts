@@ -3,6 +3,7 @@
  * log, moved forward by `advanceTo(now)`. Tests reach it as `sim.world` to read the truth and to
  * script situations (a stream down, a failover, a session opened, an operation logged).
  */
+import { SimCluster } from './cluster.js';
 import { CatenaActivity, OperationsLog, type OperationInput, type OperationRecord, type OperationsPage } from './catena.js';
 import { ApiError, type ApiErrorObject } from './errors.js';
 import { mergePatch } from './merge-patch.js';
@@ -22,6 +23,7 @@ export const STREAMS_SPEC: CollectionSpec = {
 };
 export const SESSIONS_SPEC: CollectionSpec = { name: 'sessions', implicitSort: ['id'], defaultLimit: 100 };
 export const DVRS_SPEC: CollectionSpec = { name: 'dvrs', implicitSort: ['name'], defaultLimit: 100 };
+export const PEERS_SPEC: CollectionSpec = { name: 'peers', implicitSort: ['hostname'], defaultLimit: 100 };
 
 export interface WorldOptions {
   readonly streams: number;
@@ -100,6 +102,8 @@ export class SimWorld {
   readonly dvrs: DvrsApi;
   readonly catena: CatenaApi;
   readonly shape: StatsShape;
+  /** GET /cluster/peers (src/simulator/cluster.ts). */
+  readonly cluster = new SimCluster();
   churn: boolean;
 
   private readonly rng: Rng;

@@ -9,7 +9,7 @@ const dir = new ConfigDir();
 
 /** The switch of every collector in the table defaults to its defaultEnabled; others are off. */
 const DEFAULT_SWITCHES = Object.fromEntries(
-  (['streams', 'sessions', 'server', 'dvrs'] as const).map((name) => [name, COLLECTORS.find((c) => c.name === name)?.defaultEnabled ?? false]),
+  (['streams', 'sessions', 'server', 'dvrs', 'cluster'] as const).map((name) => [name, COLLECTORS.find((c) => c.name === name)?.defaultEnabled ?? false]),
 );
 afterAll(() => dir.cleanup());
 

@@ -17,7 +17,7 @@ export function serverConfig(name: string, url: string, overrides: Partial<Serve
     pageSize: 1000,
     maxPages: 1000,
     maxResponseBytes: 64 * 1024 * 1024,
-    collectors: { streams: true, sessions: true, server: true, dvrs: false },
+    collectors: { streams: true, sessions: true, server: true, dvrs: false, cluster: false },
     streams: {},
     families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true },
     maxSeries: 500_000,

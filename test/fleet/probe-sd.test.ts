@@ -1,0 +1,117 @@
+/** /probe and /sd: a memory read of one owned target, refusals, and http_sd JSON of the owned set. */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { shardOf } from '../../src/fleet/shard.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { parseSamples, samples, value } from '../helpers/exposition.js';
+import { findBinary, promtool } from '../helpers/promtool.js';
+import { serverConfig } from '../helpers/runtime.js';
+import { fleetConfig, startExporter, stopExporters } from './helpers.js';
+
+let sim: RunningSimulator;
+let down: RunningSimulator;
+beforeAll(async () => {
+  [sim, down] = await Promise.all([startSimulator({ streams: 4, sessions: 10, clock: 'manual', churn: false, seed: 1 }), startSimulator({ streams: 1, clock: 'manual', churn: false, seed: 2 })]);
+});
+afterAll(async () => {
+  await Promise.all([sim.close(), down.close()]);
+});
+afterEach(async () => {
+  await stopExporters();
+  down.faults.clear();
+});
+
+const NAMES = Array.from({ length: 9 }, (_, i) => `edge-${i}`);
+
+describe('/probe', () => {
+  test('serves one server: its cached series and its flussonic_up, without polling', async () => {
+    down.faults.set('*', { status: 503 });
+    const h = startExporter(fleetConfig([serverConfig('edge-1', sim.url), serverConfig('edge/2 "x"', sim.url), serverConfig('down', down.url)], {}, []));
+    await h.exporter.pollOnce();
+    const before = sim.requests.count();
+    const probe = await h.get('/probe?target=edge-1');
+    expect(probe.status).toBe(200);
+    expect(probe.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const servers = new Set(parseSamples(probe.body).map((s) => s.labels.server));
+    expect([...servers]).toEqual(['edge-1']);
+    expect(value(probe.body, 'flussonic_up')).toBe(1);
+    expect(samples(probe.body, 'flussonic_stream_alive').length).toBe(4);
+    // The same series /metrics has for edge-1.
+    const all = parseSamples((await h.get('/metrics')).body).filter((s) => s.labels.server === 'edge-1' && s.name.startsWith('flussonic_') && !s.name.startsWith('flussonic_exporter_'));
+    expect(parseSamples(probe.body).length).toBe(all.length);
+    expect(sim.requests.count()).toBe(before);
+
+    // A name with a slash and quotes is a name like any other (percent-encoded in the query).
+    const odd = await h.get(`/probe?target=${encodeURIComponent('edge/2 "x"')}`);
+    expect(odd.status).toBe(200);
+    expect(value(odd.body, 'flussonic_up', { server: 'edge/2 "x"' })).toBe(1);
+
+    // A server whose poll failed: only flussonic_up 0.
+    const failed = await h.get('/probe?target=down');
+    expect(failed.status).toBe(200);
+    expect(parseSamples(failed.body)).toEqual([{ name: 'flussonic_up', labels: { server: 'down' }, value: 0 }]);
+
+    const tool = findBinary('promtool');
+    if (tool) {
+      const checked = promtool(tool, ['check', 'metrics'], probe.body);
+      expect(checked.stdout + checked.stderr).toBe('');
+    }
+  });
+
+  test('refuses URLs, host:port values it does not know, unknown names and missing targets', async () => {
+    const h = startExporter(fleetConfig([serverConfig('edge-1', sim.url)], {}, []));
+    const before = sim.requests.count();
+    for (const target of [sim.url, `${sim.url}/streamer/api/v3/streams`, 'http://169.254.169.254/latest/meta-data', 'user:pw@edge-1', '//edge-1']) {
+      const r = await h.get(`/probe?target=${encodeURIComponent(target)}`);
+      expect(r.status, target).toBe(400);
+      expect(r.body).toMatch(/never fetches URLs/);
+      expect(r.body).not.toContain(target);
+    }
+    const unknown = await h.get(`/probe?target=${encodeURIComponent(new URL(sim.url).host)}`);
+    expect(unknown.status).toBe(404);
+    expect((await h.get('/probe?target=edge-9')).status).toBe(404);
+    expect((await h.get('/probe')).status).toBe(400);
+    expect((await h.get('/probe?target=')).status).toBe(400);
+    expect((await h.get('/probe?target=edge-1&target=edge-2')).status).toBe(400);
+    expect((await h.exporter.app.inject({ method: 'POST', url: '/probe?target=edge-1' })).statusCode).toBe(404);
+    // Nothing was fetched for any of them.
+    expect(sim.requests.count()).toBe(before);
+  });
+});
+
+describe('/sd', () => {
+  test('lists the servers this shard owns, each pointing at /probe of this exporter', async () => {
+    const config = fleetConfig(NAMES.map((n) => serverConfig(n, sim.url)), {}, []);
+    const listed: string[][] = [];
+    for (let shard = 0; shard < 3; shard++) {
+      const h = startExporter(config, { shard, totalShards: 3 });
+      const r = await h.get('/sd');
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toMatch(/^application\/json/);
+      const groups = JSON.parse(r.body) as { targets: string[]; labels: Record<string, string> }[];
+      for (const g of groups) {
+        expect(g.targets).toEqual(['exporter.test:9228']);
+        expect(g.labels.__metrics_path__).toBe('/probe');
+        expect(shardOf(g.labels.__param_target!, 3)).toBe(shard);
+      }
+      listed.push(groups.map((g) => g.labels.__param_target!));
+      const page = (await h.get('/')).body;
+      expect(page).toContain(`shard ${shard} of 3`);
+      expect(page).toContain(`polling ${groups.length} of 9 servers`);
+      const metrics = (await h.get('/metrics')).body;
+      expect(value(metrics, 'flussonic_exporter_shard_info', { shard: String(shard), total_shards: '3' })).toBe(1);
+      expect(value(metrics, 'flussonic_exporter_owned_targets', { kind: 'server' })).toBe(groups.length);
+      // A server of another shard is not probed here, and the answer says whose it is.
+      const other = NAMES.find((n) => shardOf(n, 3) !== shard)!;
+      const r404 = await h.get(`/probe?target=${other}`);
+      expect(r404.status).toBe(404);
+      expect(r404.body).toContain(`belong to shard ${shardOf(other, 3)}`);
+    }
+    // Every server exactly once over the three shards.
+    expect(listed.flat().sort()).toEqual([...NAMES].sort());
+
+    const h = startExporter(config, { shard: 1, totalShards: 3 });
+    const self = JSON.parse((await h.get('/sd?scrape=metrics')).body) as unknown;
+    expect(self).toEqual([{ targets: ['exporter.test:9228'], labels: { __metrics_path__: '/metrics' } }]);
+    expect((await h.get('/sd?scrape=other')).status).toBe(400);
+  });
+});
