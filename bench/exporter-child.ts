@@ -209,6 +209,7 @@ async function handle(message: ExporterRequest): Promise<unknown> {
           metricsPath: '/metrics',
           logLevel: 'error',
           pollIntervalMs: config.pollIntervalMs,
+          workers: 1,
           servers: [config],
           catena: [],
         },
