@@ -8,18 +8,20 @@
  *     fetches the same pages (path, limit, select) with plain undici and JSON.parse's them; the
  *     ratios exporter/baseline for CPU and wall come from the medians. Bytes with the collector's
  *     select are compared with one walk without any select.
- *  2. The exporter's exposition of that collector: render (SeriesWriter + ExpositionCache swap)
- *     and gzip time, text and gzip size, series count.
- *  3. The whole exporter (default collectors) in a child: exposition figures, then 20 concurrent
- *     scrapers (gzip, like Prometheus) first idle, then while polls run back to back; latency
- *     p50/p99; event-loop stalls; peak RSS of the exporter process.
- *
+ *  2. The exporter's exposition of that collector: render (SeriesWriter.render) and gzip time
+ *     (join per family + deflate, as a worker does), text and gzip size, series count.
+ *  3. The whole exporter (default collectors, worker threads) in a child: exposition figures,
+ *     whole-poll CPU of the process (all threads) against the same requests' baseline, then 20
+ *     concurrent scrapers (gzip, like Prometheus) idle and while polls run back to back (latency
+ *     p50/p99, event-loop stalls, peak RSS), then the poll loops every 6 s under those scrapers
+ *     (polls that missed their deadline; bench/threads.ts).
+ *  4. A fleet: N servers of 1,000 streams / 5,000 sessions at two sizes (servers per core at 15 s,
+ *     MB per additional server).
  * The simulator runs in this process; the measured sides each run in their own, so CPU and RSS are
  * theirs. Prints a table and writes every figure to bench/results/<timestamp>.json.
- *
  * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
- * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --profile (the exporter
- * children write V8 CPU profiles to bench/results/profiles/).
+ * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4),
+ * --profile (the exporter children write V8 CPU profiles to bench/results/profiles/).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -41,7 +43,7 @@ import {
 } from './common.js';
 import { Child } from './child.js';
 import { f0, f1, f2, mb, table } from './format.js';
-import { measureDeadlines, measureFleet, measureWholePoll, printThreads, type DeadlineFigures, type FleetFigures, type WholePollFigures } from './threads.js';
+import { measureDeadlines, measureWholePoll, printThreads, runFleet, type DeadlineFigures, type FleetFigures, type WholePollFigures } from './threads.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The repository root (this file runs from dist-bench/bench/). */
@@ -103,19 +105,6 @@ const SCRAPERS = 20;
 /** --no-fleet: skip the fleet run (N servers of 1,000 streams / 5,000 sessions). */
 const FLEET = !args.has('no-fleet') && !args.has('only');
 
-async function runFleet(): Promise<FleetFigures> {
-  const sim = await startSimulator({ clock: 'manual', churn: true, seed: 1, shape: 'flat', streams: 1000, sessions: 5000, gpus: 2, dvrs: 3 });
-  try {
-    const sizes: [number, number] = QUICK ? [2, 6] : [10, 40];
-    const fleet = await measureFleet(sim, () => Child.start('exporter-child.js', profileArgs('fleet')), sizes, QUICK ? 2 : ROUNDS);
-    console.log(`\n=== fleet: servers of 1,000 streams / 5,000 sessions, all threads of the exporter process (${fleet.cores} cores) ===`);
-    for (const s of fleet.sizes) console.log(`${s.servers} servers: CPU ${s.cpuMsPerServerPoll.toFixed(1)} ms per server poll, round of polls ${Math.round(s.wallMsPerRound)} ms wall, RSS ${Math.round(s.rssMb)} MB`);
-    console.log(`=> ${Math.round(fleet.serversPerCore)} servers per core every 15 s; ${fleet.mbPerServer.toFixed(2)} MB RSS per additional server`);
-    return fleet;
-  } finally {
-    await sim.close();
-  }
-}
 
 /** What each collector asks for: the baseline fetches exactly this. */
 function requestOf(collector: CollectorUnderTest): { path: string; select?: readonly string[] } {
@@ -378,7 +367,7 @@ async function main(): Promise<void> {
       await sim.close();
     }
   }
-  const fleet = FLEET ? await runFleet() : undefined;
+  const fleet = FLEET ? await runFleet(() => Child.start('exporter-child.js', profileArgs('fleet')), QUICK ? [2, 6] : [10, 40], QUICK ? 2 : ROUNDS) : undefined;
   const targetChecks = checks(results, fleet);
   console.log('\n=== targets ===');
   console.log(

@@ -10,7 +10,7 @@
  *    server.
  */
 import { availableParallelism } from 'node:os';
-import type { RunningSimulator } from '../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import { median, type BaselineWalk, type LoopCounts, type PollCpu, type ScrapeResult } from './common.js';
 
 export interface ChildLike {
@@ -143,4 +143,20 @@ export function printThreads(serve: { readonly wholePoll: WholePollFigures; read
     `loops every ${d.intervalMs / 1000} s for ${d.seconds} s under ${s.count} scrapes (p50 ${s.p50Ms.toFixed(1)} / p99 ${s.p99Ms.toFixed(1)} / max ${s.maxMs.toFixed(1)} ms, ${s.errors} errors): ` +
       `${d.loops.polls} polls, ${d.loops.failed} failed (${d.loops.deadline} collector runs cut at the deadline)`,
   );
+}
+
+/** The fleet phase on a simulator of its own, printed. */
+export async function runFleet(startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number): Promise<FleetFigures> {
+  const sim = await startSimulator({ clock: 'manual', churn: true, seed: 1, shape: 'flat', streams: 1000, sessions: 5000, gpus: 2, dvrs: 3 });
+  try {
+    const fleet = await measureFleet(sim, startExporter, sizes, rounds);
+    console.log(`\n=== fleet: servers of 1,000 streams / 5,000 sessions, all threads of the exporter process (${fleet.cores} cores) ===`);
+    for (const s of fleet.sizes) {
+      console.log(`${s.servers} servers: CPU ${s.cpuMsPerServerPoll.toFixed(1)} ms per server poll, round of polls ${Math.round(s.wallMsPerRound)} ms wall, RSS ${Math.round(s.rssMb)} MB`);
+    }
+    console.log(`=> ${Math.round(fleet.serversPerCore)} servers per core every 15 s; ${fleet.mbPerServer.toFixed(2)} MB RSS per additional server`);
+    return fleet;
+  } finally {
+    await sim.close();
+  }
 }
