@@ -106,7 +106,9 @@ export class ExpositionCache {
   snapshot(): ExpositionSnapshot {
     const built = this.build();
     return {
-      parts: built.parts,
+      get parts() {
+        return (built.batched ??= coalesce(built.parts));
+      },
       bytes: built.summary.bytes,
       version: built.version,
       get text() {
@@ -134,7 +136,8 @@ export class ExpositionCache {
     this.built = {
       version: this.version,
       parts: pieces.map((p) => p.plain),
-      deflated: pieces.map((p) => p.deflated),
+      batched: undefined,
+      deflated: coalesce(pieces.map((p) => p.deflated)),
       summary: summarise(pieces),
     };
     return this.built;
@@ -153,6 +156,9 @@ export class ExpositionCache {
 interface BuiltExposition {
   readonly version: number;
   readonly parts: readonly Uint8Array[];
+  /** `parts` coalesced for sending, made when a plain-text scrape first asks. */
+  batched: readonly Uint8Array[] | undefined;
+  /** The deflated pieces, coalesced for sending. */
   readonly deflated: readonly Uint8Array[];
   readonly summary: PiecesSummary;
 }
@@ -167,6 +173,37 @@ export interface ExpositionSnapshot {
   /** The parts of one gzip member holding the exposition followed by `tail` (finalPiece()). */
   gzip(tail: FinalPiece): Uint8Array[];
 }
+
+/**
+ * Runs of small parts joined into buffers of at least BATCH_BYTES (large parts kept as they are).
+ * A response is written part by part, and each write costs: 15,000 parts (250 targets x 60
+ * families) took ~200 ms to send against ~20 ms for the same bytes in one buffer.
+ */
+function coalesce(parts: readonly Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let group: Uint8Array[] = [];
+  let bytes = 0;
+  const flush = () => {
+    if (group.length === 1) out.push(group[0]!);
+    else if (group.length > 1) out.push(Buffer.concat(group, bytes));
+    group = [];
+    bytes = 0;
+  };
+  for (const part of parts) {
+    if (part.byteLength >= BATCH_BYTES) {
+      flush();
+      out.push(part);
+      continue;
+    }
+    group.push(part);
+    bytes += part.byteLength;
+    if (bytes >= BATCH_BYTES) flush();
+  }
+  flush();
+  return out;
+}
+
+const BATCH_BYTES = 64 * 1024;
 
 export function familyHeader(def: FamilyDef): string {
   return `# HELP ${def.name} ${escapeHelp(def.help)}\n# TYPE ${def.name} ${def.type}\n`;

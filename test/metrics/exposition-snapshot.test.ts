@@ -65,4 +65,17 @@ describe('ExpositionCache.snapshot', () => {
     expect(gunzipSync(Buffer.concat(after.gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).toContain('server="late"');
     expect(gunzipSync(Buffer.concat(before.gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).not.toContain('server="late"');
   });
+
+  it('sends many small pieces as few buffers, with the same bytes', () => {
+    const cache = new ExpositionCache();
+    for (let t = 0; t < 300; t++) cache.swap(`t${t}`, chunks(`t${t}`, 20));
+    const snap = cache.snapshot();
+    const gzip = snap.gzip(finalPiece(new Uint8Array(0)));
+    // 300 targets x 2 families + 2 headers would be 602 parts each way.
+    expect(snap.parts.length).toBeLessThan(20);
+    expect(gzip.length).toBeLessThan(20);
+    expect(Buffer.concat([...snap.parts]).toString('utf8')).toBe(snap.text);
+    expect(gunzipSync(Buffer.concat(gzip)).toString('utf8')).toBe(snap.text);
+    expect(snap.text.match(/^# TYPE flussonic_stream_alive gauge$/gm)).toHaveLength(1);
+  });
 });
