@@ -73,12 +73,18 @@ export class ExpositionCache {
   /** Swaps in the prepared exposition of one target (replacing what it had). */
   swapPrepared(target: string, prepared: PreparedTarget): void {
     this.targets.set(target, prepared);
-    this.version++;
+    this.changed();
   }
 
   /** Withdraws every upstream series of a target (its poll failed, or it left the config). */
   withdraw(target: string): void {
-    if (this.targets.delete(target)) this.version++;
+    if (this.targets.delete(target)) this.changed();
+  }
+
+  /** A new version; the old ordering is dropped now, so a replaced exposition is not held until the next scrape. */
+  private changed(): void {
+    this.version++;
+    this.built = undefined;
   }
 
   /** Keeps only the named targets (after a config reload). */
