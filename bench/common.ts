@@ -34,8 +34,18 @@ export function benchServerConfig(url: string, collectors: Partial<Record<Collec
 export type ExporterRequest =
   | { readonly type: 'init-collector'; readonly url: string; readonly collector: CollectorUnderTest }
   | { readonly type: 'poll' }
-  | { readonly type: 'init-serve'; readonly url: string }
+  /**
+   * The whole exporter: `servers` targets (default 1) all polling the simulator at `url`, every
+   * `intervalMs` once started (default: the bench config's, with pollOnce driving the polls).
+   */
+  | { readonly type: 'init-serve'; readonly url: string; readonly servers?: number; readonly intervalMs?: number }
   | { readonly type: 'poll-all' }
+  /** `rounds` polls of every target, back to back: the exporter process's CPU (all threads) per round. */
+  | { readonly type: 'poll-cpu'; readonly rounds: number }
+  /** Starts the poll loops on their own schedule (init-serve's intervalMs). */
+  | { readonly type: 'start-loops' }
+  /** What the loops did so far: polls ended, and those that failed (missed their deadline). */
+  | { readonly type: 'loop-counts' }
   | { readonly type: 'start-polling' }
   | { readonly type: 'stop-polling' }
   | { readonly type: 'exposition' }
@@ -54,14 +64,30 @@ export interface CollectorPoll {
   readonly lines: number;
   readonly dropped: number;
   readonly problems: number;
-  /** SeriesWriter.render() + ExpositionCache.swap(): the blocks put in order (already UTF-8; gzip runs off-thread). */
+  /** SeriesWriter.render(): the rendered blocks per family. */
   readonly renderMs: number;
-  /** gzip (level 1, as the exporter) of that exposition. */
+  /** prepareTarget(): blocks joined per family and deflated (level 1), as a worker does per poll. */
   readonly gzipMs: number;
   readonly textBytes: number;
   readonly gzipBytes: number;
   readonly maxRssMb: number;
   readonly heapUsedMb: number;
+}
+
+export interface PollCpu {
+  /** Exporter process CPU (every thread) per round of polls, ms. */
+  readonly cpuMs: readonly number[];
+  readonly wallMs: readonly number[];
+  /** RSS after the rounds (after a GC when --expose-gc), MB. */
+  readonly rssMb: number;
+  readonly maxRssMb: number;
+}
+
+export interface LoopCounts {
+  readonly polls: number;
+  readonly failed: number;
+  /** Failures whose reason was the poll deadline (`timeout`). */
+  readonly deadline: number;
 }
 
 export interface ServeReady {
@@ -83,9 +109,9 @@ export interface ExpositionFigures {
   readonly lines: number;
   readonly textBytes: number;
   readonly gzipBytes: number;
-  /** ExpositionCache.swap of the whole exposition: assembly + UTF-8 (median of 5). */
+  /** Ordering the prepared exposition for a scrape (ExpositionCache.snapshot after a swap; median of 5). */
   readonly renderMs: number;
-  /** gzip level 1 of it (median of 5), done on the thread pool by the exporter. */
+  /** prepareTarget() of it: join per family and deflate level 1 (median of 5), done by the worker. */
   readonly gzipMs: number;
 }
 

@@ -8,7 +8,6 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { gzipSync } from 'node:zlib';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { COLLECTORS } from '../src/collectors/index.js';
@@ -18,7 +17,9 @@ import { createExporter, type Exporter } from '../src/exporter.js';
 import type { ApiStats } from '../src/flussonic/api.js';
 import { FlussonicClient } from '../src/flussonic/client.js';
 import { CATALOGUE } from '../src/metrics/catalogue.js';
-import { ExpositionCache } from '../src/metrics/exposition.js';
+import { ExpositionCache, prepareTarget } from '../src/metrics/exposition.js';
+import { finalPiece } from '../src/metrics/gzip-stream.js';
+import { LoopCounter, serveConfig } from './serve.js';
 import { SeriesWriter } from '../src/metrics/series.js';
 import {
   benchServerConfig,
@@ -64,6 +65,7 @@ let pollsDone = 0;
 
 let single: { config: ServerConfig; client: FlussonicClient; collector: Collector; tally: Tally } | undefined;
 let exporter: Exporter | undefined;
+let loops: LoopCounter | undefined;
 let polling: Promise<PollingSummary> | undefined;
 let stopPolling = false;
 
@@ -83,12 +85,14 @@ async function pollCollector(): Promise<CollectorPoll> {
   const gcMs = gcMsTotal - gc0;
 
   const r0 = performance.now();
-  const cache = new ExpositionCache();
-  cache.swap(config.name, out.render());
+  const chunks = out.render();
   const renderMs = performance.now() - r0;
   const g0 = performance.now();
-  const snapshot = await cache.snapshot(); // waits for the swap's gzip on the thread pool
+  const prepared = prepareTarget(chunks); // what a worker does after each poll
   const gzipMs = performance.now() - g0;
+  const cache = new ExpositionCache();
+  cache.swapPrepared(config.name, prepared);
+  const snapshot = cache.snapshot();
   return {
     wallMs,
     cpuMs: cpu,
@@ -102,7 +106,7 @@ async function pollCollector(): Promise<CollectorPoll> {
     renderMs,
     gzipMs,
     textBytes: snapshot.bytes,
-    gzipBytes: snapshot.gzip.length,
+    gzipBytes: Buffer.concat(snapshot.gzip(finalPiece(new Uint8Array(0)))).length,
     maxRssMb: maxRssMb(),
     heapUsedMb: process.memoryUsage().heapUsed / 1048576,
   };
@@ -168,14 +172,15 @@ async function expositionFigures(): Promise<ExpositionFigures> {
   let gzipBytes = 0;
   for (let i = 0; i < 5; i++) {
     const cache = new ExpositionCache();
-    const t0 = performance.now();
-    cache.swap('edge-1', target);
-    renders.push(performance.now() - t0);
-    const snapshot = await cache.snapshot();
-    text = snapshot.text;
     const g0 = performance.now();
-    gzipBytes = gzipSync(Buffer.concat([...snapshot.parts]), { level: 1 }).length;
+    const prepared = prepareTarget(target);
     gzips.push(performance.now() - g0);
+    const t0 = performance.now();
+    cache.swapPrepared('edge-1', prepared);
+    const snapshot = cache.snapshot();
+    renders.push(performance.now() - t0);
+    text = snapshot.text;
+    gzipBytes = Buffer.concat(snapshot.gzip(finalPiece(new Uint8Array(0)))).length;
   }
   return { lines, textBytes: Buffer.byteLength(text), gzipBytes, renderMs: median(renders), gzipMs: median(gzips) };
 }
@@ -202,19 +207,8 @@ async function handle(message: ExporterRequest): Promise<unknown> {
       return pollCollector();
     }
     case 'init-serve': {
-      const config = benchServerConfig(message.url);
-      exporter = createExporter({
-        config: {
-          listenAddress: { host: '127.0.0.1', port: 0 },
-          metricsPath: '/metrics',
-          logLevel: 'error',
-          pollIntervalMs: config.pollIntervalMs,
-          servers: [config],
-          catena: [],
-        },
-        logger: log,
-        version: 'bench',
-      });
+      loops = new LoopCounter();
+      exporter = createExporter({ config: serveConfig(message), logger: loops.logger, version: 'bench' });
       await exporter.app.listen({ host: '127.0.0.1', port: 0 });
       const address = exporter.app.server.address();
       if (address === null || typeof address === 'string') throw new Error('exporter did not listen on a TCP port');
@@ -225,6 +219,24 @@ async function handle(message: ExporterRequest): Promise<unknown> {
       await exporter!.pollOnce();
       return { wallMs: performance.now() - t0, maxRssMb: maxRssMb() };
     }
+    case 'poll-cpu': {
+      const cpu: number[] = [];
+      const wall: number[] = [];
+      for (let i = 0; i < message.rounds; i++) {
+        const c0 = cpuMs(); // process.cpuUsage(): every thread of the process
+        const t0 = performance.now();
+        await exporter!.pollOnce();
+        wall.push(performance.now() - t0);
+        cpu.push(cpuMs() - c0);
+      }
+      (globalThis as { gc?: () => void }).gc?.();
+      return { cpuMs: cpu, wallMs: wall, rssMb: process.memoryUsage().rss / 1048576, maxRssMb: maxRssMb() };
+    }
+    case 'start-loops':
+      exporter!.start();
+      return { ok: true };
+    case 'loop-counts':
+      return loops!.counts();
     case 'start-polling':
       stopPolling = false;
       polling = pollLoop();

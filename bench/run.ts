@@ -8,20 +8,21 @@
  *     fetches the same pages (path, limit, select) with plain undici and JSON.parse's them; the
  *     ratios exporter/baseline for CPU and wall come from the medians. Bytes with the collector's
  *     select are compared with one walk without any select.
- *  2. The exporter's exposition of that collector: render (SeriesWriter + ExpositionCache swap)
- *     and gzip time, text and gzip size, series count.
- *  3. The whole exporter (default collectors) in a child: exposition figures, then 20 concurrent
- *     scrapers (gzip, like Prometheus) first idle, then while polls run back to back; latency
- *     p50/p99; event-loop stalls; peak RSS of the exporter process.
- *
+ *  2. The exporter's exposition of that collector: render (SeriesWriter.render) and gzip time
+ *     (join per family + deflate, as a worker does), text and gzip size, series count.
+ *  3. The whole exporter (default collectors, worker threads) in a child: exposition figures,
+ *     whole-poll CPU of the process (all threads) against the same requests' baseline, then 20
+ *     concurrent scrapers (gzip, like Prometheus) idle and while polls run back to back (latency
+ *     p50/p99, event-loop stalls, peak RSS), then the poll loops every 6 s under those scrapers
+ *     (polls that missed their deadline; bench/threads.ts).
+ *  4. A fleet: N servers of 1,000 streams / 5,000 sessions at two sizes (servers per core at 15 s,
+ *     MB per additional server).
  * The simulator runs in this process; the measured sides each run in their own, so CPU and RSS are
  * theirs. Prints a table and writes every figure to bench/results/<timestamp>.json.
- *
  * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
- * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --profile (the exporter
- * children write V8 CPU profiles to bench/results/profiles/).
+ * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4),
+ * --profile (the exporter children write V8 CPU profiles to bench/results/profiles/).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -40,6 +41,9 @@ import {
   type PollingSummary,
   type ScrapeResult,
 } from './common.js';
+import { Child } from './child.js';
+import { f0, f1, f2, mb, table } from './format.js';
+import { measureDeadlines, measureWholePoll, printThreads, runFleet, type DeadlineFigures, type FleetFigures, type WholePollFigures } from './threads.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The repository root (this file runs from dist-bench/bench/). */
@@ -98,6 +102,9 @@ const COLLECTORS = args.has('collectors') ? ALL_COLLECTORS.filter((c) => args.ge
 const SERVE = !args.has('no-serve');
 const PAGE = benchServerConfig('http://127.0.0.1').pageSize;
 const SCRAPERS = 20;
+/** --no-fleet: skip the fleet run (N servers of 1,000 streams / 5,000 sessions). */
+const FLEET = !args.has('no-fleet') && !args.has('only');
+
 
 /** What each collector asks for: the baseline fetches exactly this. */
 function requestOf(collector: CollectorUnderTest): { path: string; select?: readonly string[] } {
@@ -111,53 +118,6 @@ function requestOf(collector: CollectorUnderTest): { path: string; select?: read
       return { path: '/dvrs', select: DVRS_WALK.select };
     case 'server':
       return { path: '/config/stats' };
-  }
-}
-
-/** A forked child with one request in flight at a time. */
-class Child {
-  private waiting: { resolve: (v: unknown) => void; reject: (e: Error) => void } | undefined;
-  private constructor(private readonly process: ChildProcess) {
-    process.on('message', (m: { ok: boolean; result?: unknown; error?: string }) => {
-      const w = this.waiting;
-      this.waiting = undefined;
-      if (!w) return;
-      if (m.ok) w.resolve(m.result);
-      else w.reject(new Error(m.error));
-    });
-    process.on('exit', (code) => {
-      const w = this.waiting;
-      this.waiting = undefined;
-      w?.reject(new Error(`child exited with ${code}`));
-    });
-  }
-
-  static async start(script: string, execArgv: string[] = []): Promise<Child> {
-    const child = new Child(fork(join(HERE, script), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-    await child.next();
-    return child;
-  }
-
-  request<T>(message: unknown): Promise<T> {
-    const answer = this.next<T>();
-    this.process.send(message as never);
-    return answer;
-  }
-
-  private next<T>(): Promise<T> {
-    if (this.waiting) throw new Error('one request at a time');
-    return new Promise<T>((resolve, reject) => {
-      this.waiting = { resolve: resolve as (v: unknown) => void, reject };
-    });
-  }
-
-  async stop(): Promise<void> {
-    if (this.process.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => this.process.once('exit', () => resolve()));
-    this.process.send({ type: 'exit' });
-    const timer = setTimeout(() => this.process.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
   }
 }
 
@@ -246,6 +206,8 @@ interface ServeFigures {
   readonly scrapeWhilePolling: ScrapeResult;
   readonly polling: PollingSummary & { readonly p50PollMs: number };
   readonly peakRssMb: number;
+  readonly wholePoll: WholePollFigures;
+  readonly deadlines: DeadlineFigures | undefined;
 }
 
 async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<ServeFigures> {
@@ -256,6 +218,14 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
     const first = await exporter.request<{ wallMs: number }>({ type: 'poll-all' });
     sim.advance(15_000);
     await exporter.request({ type: 'poll-all' });
+    const baseline = await Child.start('baseline-child.js');
+    let wholePoll: WholePollFigures;
+    try {
+      const walks = (['streams', 'sessions', 'server'] as const).map((c) => ({ type: 'walk', url: sim.url, ...requestOf(c), limit: PAGE }));
+      wholePoll = await measureWholePoll(sim, exporter, baseline, walks, QUICK ? 3 : ROUNDS + 2);
+    } finally {
+      await baseline.stop();
+    }
     const exposition = await exporter.request<ExpositionFigures>({ type: 'exposition' });
     const url = `http://127.0.0.1:${port}/metrics`;
     const scrapeIdle = await scraper.request<ScrapeResult>({ url, concurrency: SCRAPERS, maxRequests: 1000, maxMs: 10_000, gzip: true });
@@ -269,7 +239,12 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
       clearInterval(ticker);
     }
     const polling = await exporter.request<PollingSummary & { p50PollMs: number }>({ type: 'stop-polling' });
-    return { firstPollMs: first.wallMs, exposition, scrapeIdle, scrapeWhilePolling, polling, peakRssMb: polling.maxRssMb };
+    await exporter.stop();
+    // Polls on their own schedule, 6 s apart as in issue 9, while the 20 scrapers keep going.
+    const deadlines = scenario.sessions >= 100_000 || QUICK
+      ? await measureDeadlines(sim, () => Child.start('exporter-child.js', profileArgs(`${scenario.id}-deadlines`)), scraper, { intervalMs: 6000, seconds: QUICK ? 18 : 90, scrapers: SCRAPERS })
+      : undefined;
+    return { firstPollMs: first.wallMs, exposition, scrapeIdle, scrapeWhilePolling, polling, peakRssMb: polling.maxRssMb, wholePoll, deadlines };
   } finally {
     await scraper.stop();
     await exporter.stop();
@@ -277,16 +252,6 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
 }
 
 // --- output -------------------------------------------------------------------------------------
-
-const f0 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : Math.round(n).toLocaleString('en-US'));
-const f1 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(1));
-const f2 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(2));
-const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1048576).toFixed(2));
-
-function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')).join('\n');
-}
 
 function printScenario(s: Scenario, collectors: readonly CollectorFigures[], serve: ServeFigures | undefined): void {
   console.log(`\n=== ${s.id}: ${s.shape} shape, ${f0(s.streams)} streams, ${f0(s.sessions)} sessions ===`);
@@ -332,6 +297,7 @@ function printScenario(s: Scenario, collectors: readonly CollectorFigures[], ser
   const sc = (r: ScrapeResult) => `p50 ${f1(r.p50Ms)} / p90 ${f1(r.p90Ms)} / p99 ${f1(r.p99Ms)} / max ${f1(r.maxMs)} ms over ${f0(r.count)} scrapes (${r.errors} errors)`;
   console.log(`scrapes, ${SCRAPERS} concurrent, gzip: idle ${sc(serve.scrapeIdle)}`);
   console.log(`                              while polling ${sc(serve.scrapeWhilePolling)}`);
+  printThreads(serve);
   console.log(`event loop while polling: p99 delay ${f1(serve.polling.loopDelayP99Ms)} ms, max ${f1(serve.polling.loopDelayMaxMs)} ms; peak RSS of the exporter process ${f0(serve.peakRssMb)} MB (at the end: RSS ${f0(serve.polling.memoryMb.rss)}, V8 heap ${f0(serve.polling.memoryMb.heapUsed)} of ${f0(serve.polling.memoryMb.heapTotal)}, external ${f0(serve.polling.memoryMb.external)} MB)`);
 }
 
@@ -343,8 +309,12 @@ interface TargetCheck {
   readonly met: boolean;
 }
 
-function checks(results: readonly { scenario: Scenario; collectors: readonly CollectorFigures[]; serve: ServeFigures | undefined }[]): TargetCheck[] {
+function checks(results: readonly { scenario: Scenario; collectors: readonly CollectorFigures[]; serve: ServeFigures | undefined }[], fleet: FleetFigures | undefined): TargetCheck[] {
   const out: TargetCheck[] = [];
+  if (fleet) {
+    out.push({ target: '1,000-stream servers per core at 15 s >= 250', scenario: 'fleet', value: fleet.serversPerCore, limit: 250, met: fleet.serversPerCore >= 250 });
+    out.push({ target: 'MB per additional 1,000-stream server <= 3', scenario: 'fleet', value: fleet.mbPerServer, limit: 3, met: fleet.mbPerServer <= 3 });
+  }
   for (const { scenario, collectors, serve } of results) {
     for (const c of collectors) {
       if (c.collector === 'streams' || c.collector === 'sessions') {
@@ -359,6 +329,12 @@ function checks(results: readonly { scenario: Scenario; collectors: readonly Col
       out.push({ target: 'scrape p99 < 50 ms while polling', scenario: scenario.id, value: serve.scrapeWhilePolling.p99Ms, limit: 50, met: serve.scrapeWhilePolling.p99Ms < 50 });
     }
     out.push({ target: 'exporter peak RSS < 300 MB', scenario: scenario.id, value: serve.peakRssMb, limit: 300, met: serve.peakRssMb < 300 });
+    out.push({ target: 'whole-poll CPU ratio <= 1.6', scenario: scenario.id, value: serve.wholePoll.cpuRatio, limit: 1.6, met: serve.wholePoll.cpuRatio <= 1.6 });
+    if (serve.deadlines) {
+      const missed = serve.deadlines.loops.failed;
+      out.push({ target: 'polls missing the deadline (6 s, 20 scrapers)', scenario: scenario.id, value: missed, limit: 0, met: missed === 0 });
+      out.push({ target: 'scrape p99 <= 10 ms during scheduled polls', scenario: scenario.id, value: serve.deadlines.scrapes.p99Ms, limit: 10, met: serve.deadlines.scrapes.p99Ms <= 10 });
+    }
   }
   return out;
 }
@@ -391,7 +367,8 @@ async function main(): Promise<void> {
       await sim.close();
     }
   }
-  const targetChecks = checks(results);
+  const fleet = FLEET ? await runFleet(() => Child.start('exporter-child.js', profileArgs('fleet')), QUICK ? [2, 6] : [10, 40], QUICK ? 2 : ROUNDS) : undefined;
+  const targetChecks = checks(results, fleet);
   console.log('\n=== targets ===');
   console.log(
     table([
@@ -403,7 +380,7 @@ async function main(): Promise<void> {
   const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, targets: targetChecks }, null, 1)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, targets: targetChecks }, null, 1)}\n`,
   );
   console.log(`\nfigures written to ${file}`);
 }

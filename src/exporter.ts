@@ -1,11 +1,17 @@
 /**
- * The exporter's object graph for one process: self-metrics, the exposition cache, the poller with
- * one target per configured server and Catena service, and the fastify app that serves them.
- * main.ts builds it, listens with `app`, calls start(), and wires SIGHUP to reload() +
+ * The exporter's object graph for one process: self-metrics, the exposition cache, the worker
+ * pool that polls one target per configured server and Catena service, and the fastify app that
+ * serves them. main.ts builds it, listens with `app`, calls start(), and wires SIGHUP to reload() +
  * configReloaded() and SIGTERM/SIGINT to stop().
+ *
+ * Threads: the main thread serves HTTP and holds the exposition and self-metrics; polls run in
+ * worker threads (`workers` in the config; src/workers/). The set of targets is decided here:
+ * the fleet layer (src/fleet/) merges the static config with discovery and keeps this replica's
+ * shard, and the owned targets are handed to the pool's apply(), the one seam where they enter. Collectors passed in as functions (tests) cannot cross threads: then the worker runtime
+ * runs on this thread over a MessageChannel, with the same protocol.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 import { COLLECTORS } from './collectors/index.js';
 import type { CollectorEntry } from './collectors/types.js';
 import type { ExporterConfig } from './config/types.js';
@@ -14,23 +20,26 @@ import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
 import { buildApp } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
-import { Poller } from './poller.js';
-import { builtInCatenaCollectors, targetSpecs, type CatenaCollectorFactory, type TargetDeps } from './targets.js';
+import { builtInCatenaCollectors, targetDescriptions, type CatenaCollectorFactory } from './targets.js';
+import { defaultWorkerEntry, inProcessChannels, threadChannels, type ChannelFactory } from './workers/channels.js';
+import { WorkerPool } from './workers/pool.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
   readonly logger: Logger;
   readonly version: string;
-  /** The collector table; default: the built-in one (src/collectors/index.ts). Tests pass their own. */
+  /** The collector table; default: the built-in one (src/collectors/index.ts). Tests pass their own (polled on this thread). */
   readonly collectors?: readonly CollectorEntry[];
-  /** The Catena operations collector; default: the built-in one. */
+  /** The Catena operations collector; default: the built-in one. Passing one polls on this thread. */
   readonly catenaCollector?: CatenaCollectorFactory;
   /** Pause before the one retry of a failed upstream GET (default 250 ms). */
   readonly retryBackoffMs?: number;
-  /** Source of the poll loops' jitter (default Math.random). */
+  /** Source of the poll loops' jitter (default Math.random); worker threads get one value of it. */
   readonly random?: () => number;
   /** Register prom-client's default process/nodejs metrics (default true). */
   readonly defaultMetrics?: boolean;
+  /** The worker thread entry (default: the compiled src/workers/worker.ts); tests pass wrappers. */
+  readonly workerEntry?: URL;
   /** This replica's shard (default: the only one, owning every target). */
   readonly shard?: ShardSpec;
 }
@@ -48,11 +57,11 @@ export interface Exporter {
   refreshDiscovery(): Promise<void>;
   /** Runs one poll of every target (or of the one with this name) now and awaits it. */
   pollOnce(target?: string): Promise<void>;
-  /** Stops polling, aborts in-flight requests, closes the connection pools; within 5 s. */
+  /** Stops polling, aborts in-flight requests, closes the connection pools and threads; within 5 s. */
   stop(): Promise<void>;
 }
 
-/** How long stop() lets aborted polls and pools wind down before dropping connections. */
+/** How long stop() lets aborted polls and pools wind down before the threads are ended. */
 const STOP_GRACE_MS = 4000;
 
 export function createExporter(deps: ExporterDeps): Exporter {
@@ -61,26 +70,37 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const self = new SelfMetrics({ version, defaultMetrics: deps.defaultMetrics });
   self.configReloaded(true, Date.now() / 1000);
   const cache = new ExpositionCache();
-  const poller = new Poller({ self, cache, log: logger, random: deps.random });
-  const targetDeps: TargetDeps = {
-    collectorTable: deps.collectors ?? COLLECTORS,
-    catenaCollector: deps.catenaCollector ?? builtInCatenaCollectors(),
+  const userAgent = `flussonic-exporter/${version}`;
+  const inProcess = deps.collectors !== undefined || deps.catenaCollector !== undefined;
+  const channels: ChannelFactory = inProcess
+    ? inProcessChannels({
+        log: logger,
+        collectorTable: deps.collectors ?? COLLECTORS,
+        catenaCollector: deps.catenaCollector ?? builtInCatenaCollectors(),
+        userAgent,
+        retryBackoffMs: deps.retryBackoffMs,
+        random: deps.random,
+      })
+    : threadChannels(deps.workerEntry ?? defaultWorkerEntry(), {
+        logLevel: config.logLevel,
+        userAgent,
+        ...(deps.retryBackoffMs !== undefined ? { retryBackoffMs: deps.retryBackoffMs } : {}),
+        ...(deps.random ? { random: deps.random() } : {}),
+      });
+  const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
+  const pool = new WorkerPool({
+    size: inProcess ? 1 : config.workers,
+    channels,
+    cache,
     self,
     log: logger,
-    userAgent: `flussonic-exporter/${version}`,
-    retryBackoffMs: deps.retryBackoffMs,
-  };
-
-  // Applying targets is asynchronous (removed ones are stopped first); applications queue up in
-  // order, and pollOnce()/stop() wait for the queue so they always see the latest config.
-  let applying: Promise<void> = Promise.resolve();
-  const apply = (next: ExporterConfig) => {
-    applying = applying
-      .then(() => poller.apply(targetSpecs(next, targetDeps)))
-      .catch((err: unknown) => logger.error({ err }, 'applying the configuration failed'));
-  };
-  // Discovery and sharding decide which targets this replica polls; the pollers get only those.
-  const fleet = new Fleet({ shard: deps.shard ?? SINGLE_SHARD, log: logger, self, apply, userAgent: targetDeps.userAgent }, config);
+    writeLog: (line) => destination.write(line),
+  });
+  // Discovery and sharding decide which targets this replica polls; the pool gets only those.
+  const fleet = new Fleet(
+    { shard: deps.shard ?? SINGLE_SHARD, log: logger, self, apply: (owned) => pool.apply(targetDescriptions(owned)), userAgent },
+    config,
+  );
 
   const app = buildApp({
     logger,
@@ -88,8 +108,8 @@ export function createExporter(deps: ExporterDeps): Exporter {
     metricsPath: config.metricsPath,
     exposition: cache,
     self,
-    statuses: () => poller.statuses(),
-    ready: () => poller.ready(),
+    statuses: () => pool.statuses(),
+    ready: () => pool.ready(),
     fleet,
   });
 
@@ -97,7 +117,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
   return {
     app,
     start() {
-      void applying.then(() => poller.start());
+      pool.start();
       fleet.start();
     },
     reload(next) {
@@ -105,33 +125,26 @@ export function createExporter(deps: ExporterDeps): Exporter {
       if (next.listenAddress.host !== config.listenAddress.host || next.listenAddress.port !== config.listenAddress.port) {
         logger.warn('a new listen_address takes effect after a restart');
       }
+      if (next.workers !== config.workers && !inProcess) logger.warn({ workers: next.workers }, 'a new workers setting takes effect after a restart');
       logger.level = next.logLevel;
+      pool.setLogLevel(next.logLevel);
       config = next;
       fleet.configure(next);
     },
     configReloaded(ok) {
       self.configReloaded(ok, Date.now() / 1000);
     },
-    async refreshDiscovery() {
-      await fleet.refreshNow();
-      await applying;
+    refreshDiscovery() {
+      return fleet.refreshNow();
     },
-    async pollOnce(target) {
-      await applying;
-      await poller.pollOnce(target);
+    pollOnce(target) {
+      return pool.pollOnce(target);
     },
     stop() {
-      stopping ??= (async () => {
-        fleet.stop();
-        await applying;
-        let timer: NodeJS.Timeout | undefined;
-        const graceOver = new Promise<'late'>((resolve) => {
-          timer = setTimeout(() => resolve('late'), STOP_GRACE_MS);
-        });
-        const result = await Promise.race([poller.stop(), graceOver]);
-        clearTimeout(timer);
-        if (result === 'late') logger.warn('polls did not wind down within the stop grace time');
-      })();
+      fleet.stop();
+      stopping ??= pool.stop(STOP_GRACE_MS).then((inTime) => {
+        if (!inTime) logger.warn('polls did not wind down within the stop grace time');
+      });
       return stopping;
     },
   };

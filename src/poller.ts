@@ -11,20 +11,22 @@
  *   TargetCollector  { name, collect({ signal, log, out }) => Promise<void | NO_DATA> }
  *
  * A poll runs every collector of the target side by side, each into its own SeriesWriter
- * (`[[labelName, name]]`, max series from the config). Only the poller times collectors, logs them
- * and sets their self-metrics (collector_success, collector_duration_seconds,
- * last_success_timestamp_seconds, series_dropped_total). If every collector succeeded, the
- * target's rendered chunks are swapped into the ExpositionCache as one new snapshot. If any failed:
+ * (`[[labelName, name]]`, max series from the config). Only the poller times collectors and logs
+ * them. Every poll that ran to its end is handed to the sink as one PollOutcome: each collector's
+ * result (for collector_success, collector_duration_seconds, last_success_timestamp_seconds,
+ * series_dropped_total) and, if every collector succeeded, the target's rendered blocks as one new
+ * snapshot. If any failed:
  *  - a Flussonic server (`keepSeriesOnFailure: false`) has its upstream series withdrawn and
  *    `flussonic_up` 0: nothing stale is exported;
  *  - a Catena service (`keepSeriesOnFailure: true`) keeps its last series, because they are the
  *    exporter's own accumulated counters and stay true; `flussonic_catena_up` is 0.
+ * The poller runs in a worker thread (src/workers/runtime.ts); the sink sends the outcome to the
+ * main thread, which owns the exposition cache and the self-metrics.
  */
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
-import type { ExpositionCache } from './metrics/exposition.js';
-import type { SelfMetrics } from './metrics/self.js';
+import type { TargetChunks } from './metrics/exposition.js';
 import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
 
 export interface TargetCollectContext {
@@ -81,9 +83,21 @@ export interface TargetStatus {
   };
 }
 
+/** One poll that ran to its end (a poll cut short by stop or removal reports nothing). */
+export interface PollOutcome {
+  readonly target: Target;
+  /** The fingerprint of the spec the target was made from. */
+  readonly fingerprint: string;
+  readonly ok: boolean;
+  /** Every collector's blocks per family (a good poll). */
+  readonly chunks?: TargetChunks;
+  readonly collectors: readonly { readonly name: string; readonly ok: boolean; readonly durationSeconds: number; readonly dropped: number }[];
+  readonly status: TargetStatus;
+}
+
 export interface PollerDeps {
-  readonly self: SelfMetrics;
-  readonly cache: ExpositionCache;
+  /** Receives every poll's outcome. */
+  readonly sink: (outcome: PollOutcome) => void;
   readonly log: Logger;
   /** Source of the jitter (tests make it deterministic). Default Math.random. */
   readonly random?: () => number;
@@ -121,12 +135,12 @@ export class Poller {
       const spec = wanted.get(key);
       if (spec && spec.fingerprint === runner.fingerprint) continue;
       this.runners.delete(key);
-      removals.push(this.retire(key, runner, spec ? 'target configuration changed' : 'target removed from the configuration'));
+      removals.push(this.retire(runner, spec ? 'target configuration changed' : 'target removed from the configuration'));
     }
     await Promise.all(removals);
     for (const [key, spec] of wanted) {
       if (this.runners.has(key)) continue;
-      const runner = new TargetRunner(key, spec.fingerprint, spec.create(), this.deps);
+      const runner = new TargetRunner(spec.fingerprint, spec.create(), this.deps);
       this.runners.set(key, runner);
       if (this.started) runner.start();
     }
@@ -164,10 +178,9 @@ export class Poller {
     await Promise.all(all.map((r) => r.stop('exporter stopping')));
   }
 
-  private async retire(key: string, runner: TargetRunner, why: string): Promise<void> {
+  /** Stops a removed or replaced target; its series and self-metrics are withdrawn by the sink's owner. */
+  private async retire(runner: TargetRunner, why: string): Promise<void> {
     await runner.stop(why);
-    this.deps.cache.withdraw(key);
-    await this.deps.self.removeTarget(runner.target.kind, runner.target.name);
     this.deps.log.info({ [runner.target.labelName]: runner.target.name }, why);
   }
 }
@@ -195,7 +208,6 @@ class TargetRunner {
   private readonly log: Logger;
 
   constructor(
-    private readonly key: string,
     readonly fingerprint: string,
     readonly target: Target,
     private readonly deps: PollerDeps,
@@ -283,7 +295,6 @@ class TargetRunner {
 
   private report(results: readonly CollectorResult[], durationMs: number): void {
     const { target, deps } = this;
-    const nowSeconds = Date.now() / 1000;
     const failures: string[] = [];
     const dropped: Record<string, number> = {};
     const problems: (ShapeProblem & { collector: string })[] = [];
@@ -293,7 +304,6 @@ class TargetRunner {
     for (const r of results) {
       const name = r.collector.name;
       const ok = r.error === undefined;
-      deps.self.collectorRun(target.name, name, ok, r.durationSeconds, nowSeconds);
       if (!ok) {
         const { reason, message } = describeFailure(r.error);
         failures.push(`${name}: ${reason}: ${message}`);
@@ -304,10 +314,7 @@ class TargetRunner {
       }
       if (r.outcome === NO_DATA) this.log.debug({ collector: name }, 'collector found nothing of its kind on this target');
       series += r.out.series;
-      if (r.out.dropped > 0) {
-        dropped[name] = r.out.dropped;
-        deps.self.seriesDropped(target.name, name, r.out.dropped);
-      }
+      if (r.out.dropped > 0) dropped[name] = r.out.dropped;
       problemCount += r.out.problemCount;
       for (const p of r.out.problems) if (problems.length < SHAPE_PROBLEMS_LOGGED) problems.push({ collector: name, ...p });
     }
@@ -320,12 +327,20 @@ class TargetRunner {
     }
 
     const ok = failures.length === 0;
-    if (ok) deps.cache.swap(this.key, mergeChunks(results));
-    else if (!target.keepSeriesOnFailure) deps.cache.withdraw(this.key);
-    if (target.kind === 'server') deps.self.setServerUp(target.name, ok);
-    else deps.self.setCatenaUp(target.name, ok);
-
     this.status = { ...this.status, lastPoll: { ok, at: Date.now(), durationMs, failures } };
+    deps.sink({
+      target,
+      fingerprint: this.fingerprint,
+      ok,
+      ...(ok ? { chunks: mergeChunks(results) } : {}),
+      collectors: results.map((r) => ({
+        name: r.collector.name,
+        ok: r.error === undefined,
+        durationSeconds: r.durationSeconds,
+        dropped: r.error === undefined ? r.out.dropped : 0,
+      })),
+      status: this.status,
+    });
     this.log.debug(
       { ok, durationMs: Math.round(durationMs), series, collectors: Object.fromEntries(results.map((r) => [r.collector.name, r.error === undefined ? (r.outcome === NO_DATA ? 'no_data' : 'ok') : 'failed'])) },
       'poll finished',
@@ -334,8 +349,8 @@ class TargetRunner {
 }
 
 /** The family chunks of all collectors of one poll; a family written by two collectors is joined. */
-function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly Buffer[]> {
-  const merged = new Map<string, readonly Buffer[]>();
+function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly Uint8Array[]> {
+  const merged = new Map<string, readonly Uint8Array[]>();
   for (const r of results) {
     for (const [family, blocks] of r.out.render()) {
       const before = merged.get(family);

@@ -1,15 +1,17 @@
 /**
- * Builds the poller's targets from the validated config: a Flussonic server with its enabled
- * collectors (from the collector table) and one API client, or a Catena service with its
- * operations collector. See src/poller.ts for the Target / TargetCollector interface.
+ * The targets: on the main thread, the set to poll as plain descriptions (targetDescriptions);
+ * in the worker that owns one, the poller's Target built from its description: a Flussonic server
+ * with its enabled collectors (from the collector table) and one API client, or a Catena service
+ * with its operations collector. See src/poller.ts for the Target / TargetCollector interface.
  */
 import type { Logger } from 'pino';
 import type { CatenaCollector, CollectorEntry } from './collectors/types.js';
 import type { CatenaConfig, ExporterConfig, ServerConfig } from './config/types.js';
+import { serverConfigData, serverConfigFromData } from './config/wire.js';
 import type { ApiStats } from './flussonic/api.js';
 import { FlussonicClient } from './flussonic/client.js';
-import type { SelfMetrics } from './metrics/self.js';
 import type { Target, TargetCollectContext, TargetSpec } from './poller.js';
+import type { AssignedTarget, TargetDescription } from './workers/protocol.js';
 import { LedgerHandoff, OperationsCollector } from './collectors/operations.js';
 
 /**
@@ -25,32 +27,38 @@ export type CatenaCollectorFactory = (
 export interface TargetDeps {
   readonly collectorTable: readonly CollectorEntry[];
   readonly catenaCollector: CatenaCollectorFactory;
-  readonly self: SelfMetrics;
+  /** The accounting sink of one target's upstream client. */
+  readonly stats: (target: string) => ApiStats;
   readonly log: Logger;
   readonly userAgent: string;
   /** Pause before the one retry of a failed GET (tests shorten it). */
   readonly retryBackoffMs?: number;
 }
 
-/** One spec per configured server and Catena service. */
-export function targetSpecs(config: ExporterConfig, deps: TargetDeps): TargetSpec[] {
-  const specs: TargetSpec[] = config.servers.map((server) => ({
-    kind: 'server' as const,
-    name: server.name,
-    fingerprint: fingerprint(server),
-    create: () => serverTarget(server, deps),
-  }));
-  for (const catena of config.catena) {
-    specs.push({ kind: 'catena', name: catena.name, fingerprint: fingerprint(catena), create: () => catenaTarget(catena, deps.catenaCollector, deps) });
+/** One description per configured server and Catena service: the set of targets of a config. */
+export function targetDescriptions(config: ExporterConfig): TargetDescription[] {
+  return [
+    ...config.servers.map((server) => ({ kind: 'server' as const, config: serverConfigData(server) })),
+    ...config.catena.map((catena) => ({ kind: 'catena' as const, config: catena })),
+  ];
+}
+
+/** The poller's spec of an assigned target (in the worker that owns it). */
+export function targetSpec({ id, target }: AssignedTarget, deps: TargetDeps): TargetSpec {
+  const fingerprint = String(id);
+  if (target.kind === 'server') {
+    const config = serverConfigFromData(target.config);
+    return { kind: 'server', name: config.name, fingerprint, create: () => serverTarget(config, deps) };
   }
-  return specs;
+  const config = target.config;
+  return { kind: 'catena', name: config.name, fingerprint, create: () => catenaTarget(config, deps.catenaCollector, deps) };
 }
 
 export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
   const log = deps.log.child({ server: config.name });
   const client = new FlussonicClient({
     config,
-    stats: deps.self.apiStats(config.name),
+    stats: deps.stats(config.name),
     log,
     retryBackoffMs: deps.retryBackoffMs,
     userAgent: deps.userAgent,
@@ -88,7 +96,7 @@ export function builtInCatenaCollectors(): CatenaCollectorFactory {
 
 export function catenaTarget(config: CatenaConfig, factory: CatenaCollectorFactory, deps: TargetDeps): Target {
   const collector = factory(config, {
-    stats: deps.self.apiStats(config.name),
+    stats: deps.stats(config.name),
     log: deps.log.child({ catena: config.name }),
     userAgent: deps.userAgent,
   });

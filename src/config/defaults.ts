@@ -2,6 +2,7 @@
  * Every default of the config in one place. config.example.yaml shows these values and README
  * documents them; a test loads the example and checks that it names every known key.
  */
+import { availableParallelism } from 'node:os';
 import { COLLECTORS } from '../collectors/index.js';
 import { SESSION_GROUP_BY_DEFAULT } from '../metrics/catalogue.js';
 import type { CollectorName } from './types.js';
@@ -27,6 +28,9 @@ export const DEFAULTS = Object.freeze({
   metricsPath: '/metrics',
   logLevel: 'info',
   pollIntervalMs: 15_000,
+  /** Worker threads that poll: one per core the process may use. */
+  workers: availableParallelism(),
+  maxWorkers: 256,
   /** Below this, a poll loop would hammer the upstream. */
   minPollIntervalMs: 100,
   server: Object.freeze({
@@ -56,7 +60,7 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** Keys known at each level of the YAML; unknown keys are rejected with the closest of these. */
 export const KNOWN_KEYS = Object.freeze({
-  top: ['listen_address', 'metrics_path', 'log_level', 'poll_interval', 'servers', 'catena', 'templates', 'discovery'],
+  top: ['listen_address', 'metrics_path', 'log_level', 'poll_interval', 'workers', 'servers', 'catena', 'templates', 'discovery'],
   server: [
     'name', 'url', 'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
     'timeout', 'poll_interval', 'page_size', 'max_pages', 'max_response_size', 'collectors', 'streams', 'families',

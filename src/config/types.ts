@@ -109,6 +109,8 @@ export interface ExporterConfig {
   readonly metricsPath: string;
   readonly logLevel: Extract<LevelWithSilent, 'debug' | 'info' | 'warn' | 'error'>;
   readonly pollIntervalMs: number;
+  /** Worker threads that poll the targets (each owns a fixed set of them); see docs/runtime.md. */
+  readonly workers: number;
   readonly servers: readonly ServerConfig[];
   readonly catena: readonly CatenaConfig[];
   /** `templates:` by name (absent: none). */

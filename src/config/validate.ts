@@ -55,6 +55,7 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
     metricsPath: readMetricsPath(top),
     logLevel: top.oneOf('log_level', LOG_LEVELS, DEFAULTS.logLevel),
     pollIntervalMs,
+    workers: top.int('workers', DEFAULTS.workers, { min: 1, max: DEFAULTS.maxWorkers }),
     servers,
     catena,
     ...(templates.size > 0 ? { templates } : {}),

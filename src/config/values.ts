@@ -96,6 +96,14 @@ export function readSecret(section: Section, inlineKey: string, fileKey: string,
 }
 
 /**
+ * The one place a pattern of the config is compiled: from the YAML here, and from its source again
+ * where a config crossed to a worker thread as data (src/config/wire.ts).
+ */
+export function compilePattern(source: string): RegExp {
+  return new RegExp(source);
+}
+
+/**
  * A regex matched against a whole name (anchored, like Prometheus relabelling): `edge-.*` matches
  * `edge-1` but not `my-edge-1`.
  */
@@ -104,8 +112,8 @@ export function readAnchoredRegex(section: Section, key: string): RegExp | undef
   if (source === undefined) return undefined;
   try {
     // Compiled alone first: wrapping an unbalanced source like `a)|(b` would make a valid but wrong regex.
-    new RegExp(source);
-    return new RegExp(`^(?:${source})$`);
+    compilePattern(source);
+    return compilePattern(`^(?:${source})$`);
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '') : String(error);
     section.report(key, `invalid regular expression: ${reason}`);

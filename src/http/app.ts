@@ -1,19 +1,18 @@
 /**
  * The exporter's HTTP face, a fastify instance that never listens by itself (main.ts listens;
  * tests use app.inject()):
- *  - the metrics path: the cached upstream exposition (rendered once per snapshot swap) followed by
- *    the self-metrics rendered now. With gzip, the cached gzip of the upstream part is sent as is
- *    and the self-metrics follow as a second gzip member (a gzip stream may hold several members;
- *    every decoder, Go's included, reads them in sequence);
+ *  - the metrics path: the cached upstream exposition followed by the self-metrics rendered now.
+ *    With gzip, one gzip member: the upstream pieces deflated where they were polled, sent as they
+ *    are, then the self-metrics as the final deflate block and the trailer (src/metrics/gzip-stream.ts);
  *  - `/` a landing page, `/-/healthy`, `/-/ready`;
  *  - 405 for other methods on these paths, 404 with a short body elsewhere.
  * Fastify logs through a child of the exporter's logger at warn level: no line per request.
  */
 import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { CONTENT_TYPE, type ExpositionCache } from '../metrics/exposition.js';
+import { finalPiece, type FinalPiece } from '../metrics/gzip-stream.js';
 import type { SelfMetrics } from '../metrics/self.js';
 import type { TargetStatus } from '../poller.js';
 import type { FleetView } from '../fleet/fleet.js';
@@ -56,21 +55,26 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     });
   };
 
+  // The self-metrics rendering is shared by closely following scrapes (SelfMetrics.render); so is
+  // its UTF-8 and its final deflate block.
+  let selfEncoded: { readonly text: string; readonly bytes: Buffer; final?: FinalPiece } | undefined;
+  const encodeSelf = (text: string) => {
+    if (selfEncoded?.text !== text) selfEncoded = { text, bytes: Buffer.from(text, 'utf8') };
+    return selfEncoded;
+  };
   get(deps.metricsPath, async (reply, acceptEncoding) => {
-    const upstream = await deps.exposition.snapshot();
     const selfText = await deps.self.render();
-    let parts: readonly Buffer[];
-    let length: number;
+    const upstream = deps.exposition.snapshot();
+    const self = encodeSelf(selfText);
+    let parts: readonly Uint8Array[];
     if (acceptsGzip(acceptEncoding)) {
-      const self = gzipSync(selfText, { level: 1 });
-      parts = [upstream.gzip, self];
-      length = upstream.gzip.length + self.length;
+      parts = upstream.gzip((self.final ??= finalPiece(self.bytes)));
       reply.header('content-encoding', 'gzip');
     } else {
-      const self = Buffer.from(selfText, 'utf8');
-      parts = [...upstream.parts, self];
-      length = upstream.bytes + self.length;
+      parts = [...upstream.parts, self.bytes];
     }
+    let length = 0;
+    for (const p of parts) length += p.byteLength;
     // The cached parts as they are, never a concatenated copy of a possibly large exposition.
     return reply
       .code(200)

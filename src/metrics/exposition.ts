@@ -1,6 +1,5 @@
-import { once } from 'node:events';
-import { createGzip, gzipSync } from 'node:zlib';
 import { CATALOGUE, type FamilyDef } from './catalogue.js';
+import { deflatePiece, finalPiece, gzipMember, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from './gzip-stream.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -8,243 +7,224 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * The upstream-derived samples of one target (server or catena) from its last good poll: per
  * family, its sample lines as blocks of UTF-8, each line ending in a newline (SeriesWriter.render()).
  */
-export type TargetChunks = ReadonlyMap<string, readonly Buffer[]>;
+export type TargetChunks = ReadonlyMap<string, readonly Uint8Array[]>;
 
 /**
- * The exposition of all upstream series, put in order once per snapshot swap and served from
- * memory. Each target's poll hands over its rendered family blocks; the parts are listed family by
- * family in catalogue order so that one family's series from all targets stay together under one
- * HELP/TYPE, and gzipped once. Self-metrics are appended per scrape by the HTTP layer (they are
- * small); a gzip response is this cached gzip followed by a second gzip member for them.
+ * One target's exposition as it is kept and served: per family, its sample text in one buffer
+ * with the deflated form (prepareTarget). Made where the poll ran (a worker), so the serving
+ * thread never compresses or copies a target's text.
+ */
+export type PreparedTarget = ReadonlyMap<string, DeflatedPiece>;
+
+/**
+ * Joins each family's blocks into one buffer of its own (the unit that crosses threads by
+ * transfer) and deflates it as a piece of the response's gzip stream.
+ */
+export function prepareTarget(chunks: TargetChunks): PreparedTarget {
+  const out = new Map<string, DeflatedPiece>();
+  for (const [family, blocks] of chunks) {
+    if (blocks.length === 0) continue;
+    const piece = deflatePiece(ownBuffer(blocks));
+    out.set(family, { ...piece, deflated: ownBuffer([piece.deflated]) });
+  }
+  return out;
+}
+
+/**
+ * The blocks in one Uint8Array that alone spans its ArrayBuffer, so it can be transferred to
+ * another thread: a single block that already does is kept, anything else (several blocks, a
+ * slice of Node's shared Buffer pool or of a larger zlib buffer) is copied once.
+ */
+export function ownBuffer(blocks: readonly Uint8Array[]): Uint8Array {
+  const only = blocks.length === 1 ? blocks[0]! : undefined;
+  if (only && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength && only.buffer instanceof ArrayBuffer) return only;
+  let bytes = 0;
+  for (const b of blocks) bytes += b.byteLength;
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const b of blocks) {
+    out.set(b, at);
+    at += b.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The exposition of all upstream series, kept per target and served from memory. The parts are
+ * listed family by family in catalogue order, so that one family's series from all targets stay
+ * together under one HELP/TYPE; the list is made at most once per change, when a scrape asks.
+ * Self-metrics are appended per scrape by the HTTP layer (they are small): as text, or as the
+ * final block of the same gzip stream (src/metrics/gzip-stream.ts).
  */
 export class ExpositionCache {
-  private readonly targets = new Map<string, TargetChunks>();
-  /**
-   * The exposition as UTF-8, in parts: HELP/TYPE headers and the targets' sample blocks in
-   * catalogue order, referenced as they are, never joined. A scrape writes them one after the
-   * other; only tests ask for the text (decoded on demand). An assembled copy doubled the memory
-   * of a large exposition (35 MB more at 10,000 streams) and was garbage again after every swap.
-   */
-  private parts: readonly Buffer[] = [];
-  private bytes = 0;
-  private decoded: { readonly version: number; readonly text: string } | undefined;
-  private gzipped: Buffer = gzipSync('');
-  private gzippedVersion = 0;
-  /** The gzip of the newest parts being made on the libuv thread pool, if any. */
-  private gzipRunning: Promise<void> | undefined;
+  private readonly targets = new Map<string, PreparedTarget>();
   private version = 0;
-  /** HELP/TYPE lines per family, encoded once. */
-  private readonly headers = new Map<string, Buffer>();
+  private built: BuiltExposition | undefined;
+  /** HELP/TYPE lines per family, deflated once. */
+  private readonly headers = new Map<string, DeflatedPiece>();
 
   constructor(private readonly families: readonly FamilyDef[] = CATALOGUE) {}
 
-  /** Swaps in the chunks of one target (replacing what it had) and rebuilds the exposition. */
+  /** Swaps in the blocks of one target, preparing them on this thread (tests, in-process polls). */
   swap(target: string, chunks: TargetChunks): void {
-    this.targets.set(target, chunks);
-    this.rebuild();
+    this.swapPrepared(target, prepareTarget(chunks));
+  }
+
+  /** Swaps in the prepared exposition of one target (replacing what it had). */
+  swapPrepared(target: string, prepared: PreparedTarget): void {
+    this.targets.set(target, prepared);
+    this.changed();
   }
 
   /** Withdraws every upstream series of a target (its poll failed, or it left the config). */
   withdraw(target: string): void {
-    if (this.targets.delete(target)) this.rebuild();
+    if (this.targets.delete(target)) this.changed();
+  }
+
+  /** A new version; the old ordering is dropped now, so a replaced exposition is not held until the next scrape. */
+  private changed(): void {
+    this.version++;
+    this.built = undefined;
   }
 
   /** Keeps only the named targets (after a config reload). */
   retain(targets: ReadonlySet<string>): void {
-    let changed = false;
-    for (const name of [...this.targets.keys()]) {
-      if (!targets.has(name)) {
-        this.targets.delete(name);
-        changed = true;
-      }
-    }
-    if (changed) this.rebuild();
+    for (const name of [...this.targets.keys()]) if (!targets.has(name)) this.withdraw(name);
   }
 
   /**
-   * The exposition now. `gzip` is made synchronously here when the background gzip of this
-   * version has not finished; the HTTP layer uses snapshot() instead, which never blocks.
-   */
-  get current(): { readonly text: string; readonly gzip: Buffer; readonly version: number } {
-    if (this.gzippedVersion !== this.version) this.gzipNow();
-    return { text: this.text, gzip: this.gzipped, version: this.version };
-  }
-
-  private get text(): string {
-    if (this.decoded?.version !== this.version) this.decoded = { version: this.version, text: joinedText(this.parts, this.bytes) };
-    return this.decoded.text;
-  }
-
-  private gzipNow(): void {
-    this.gzipped = gzipSync(Buffer.concat(this.parts as Buffer[], this.bytes), GZIP_OPTIONS);
-    this.gzippedVersion = this.version;
-  }
-
-  /**
-   * The exposition now, as bytes and gzip, for a scrape. Each swap starts the gzip of the new body
-   * on the thread pool at once, so it is normally ready when the next scrape comes; a scrape that
-   * arrives earlier awaits it (the event loop stays free) instead of compressing again. When swaps
-   * keep arriving, gzips coalesce: at most one runs, then one for the newest version.
-   */
-  async snapshot(): Promise<ExpositionSnapshot> {
-    for (let waits = 0; this.gzippedVersion !== this.version && waits < 3; waits++) {
-      this.startGzip();
-      await this.gzipRunning;
-    }
-    // Swaps kept outrunning the background gzip for three rounds (rare): compress here.
-    if (this.gzippedVersion !== this.version) this.gzipNow();
-    const { parts, bytes, gzipped: gzip, version } = this;
-    const decode = () => (version === this.version ? this.text : joinedText(parts, bytes));
-    return {
-      get text() {
-        return decode();
-      },
-      parts,
-      bytes,
-      gzip,
-      version,
-    };
-  }
-
-  /**
-   * One target's exposition (for /probe): HELP/TYPE and its sample blocks, family by family in
+   * One target's exposition (for /probe): HELP/TYPE and its sample text, family by family in
    * catalogue order, referenced as they are; undefined when the target has no series (not polled
    * yet, or its last poll failed).
    */
-  targetParts(target: string): { readonly parts: readonly Buffer[]; readonly bytes: number } | undefined {
-    const chunks = this.targets.get(target);
-    if (!chunks) return undefined;
-    const parts: Buffer[] = [];
+  targetParts(key: string): { readonly parts: readonly Uint8Array[]; readonly bytes: number } | undefined {
+    const target = this.targets.get(key);
+    if (!target) return undefined;
+    const parts: Uint8Array[] = [];
     let bytes = 0;
     for (const def of this.families) {
-      const blocks = chunks.get(def.name);
-      if (!blocks || blocks.length === 0) continue;
-      for (const part of [this.headerOf(def), ...blocks]) {
-        parts.push(part);
-        bytes += part.length;
-      }
+      const piece = target.get(def.name);
+      if (!piece || piece.plain.length === 0) continue;
+      const header = this.headerOf(def).plain;
+      parts.push(header, piece.plain);
+      bytes += header.byteLength + piece.plain.byteLength;
     }
     return { parts, bytes };
   }
 
-  /** Names of the targets whose chunks are in the exposition. */
+  /** Names of the targets whose series are in the exposition. */
   get targetNames(): readonly string[] {
     return [...this.targets.keys()];
   }
 
-  private startGzip(): void {
-    if (this.gzipRunning || this.gzippedVersion === this.version) return;
-    const version = this.version;
-    this.gzipRunning = gzipParts(this.parts).then(
-      (result) => {
-        // A newer synchronous gzip may have landed meanwhile; never go backwards.
-        if (version > this.gzippedVersion) {
-          this.gzipped = result;
-          this.gzippedVersion = version;
-        }
-      },
-      () => undefined, // zlib failing on a buffer in memory: snapshot() compresses synchronously
-    ).finally(() => {
-      this.gzipRunning = undefined;
-      if (this.gzippedVersion !== this.version) this.startGzip();
-    });
+  /** The exposition now: text and a complete gzip of it (tests). */
+  get current(): { readonly text: string; readonly gzip: Buffer; readonly version: number } {
+    const snap = this.snapshot();
+    return { text: snap.text, gzip: Buffer.concat(snap.gzip(finalPiece(new Uint8Array(0)))), version: snap.version };
   }
 
-  private rebuild(): void {
-    const parts: Buffer[] = [];
-    let bytes = 0;
+  /** The exposition now, for a scrape: its text parts, and its gzip stream with a tail appended. */
+  snapshot(): ExpositionSnapshot {
+    const built = this.build();
+    return {
+      get parts() {
+        return (built.batched ??= coalesce(built.parts));
+      },
+      bytes: built.summary.bytes,
+      version: built.version,
+      get text() {
+        return Buffer.concat(built.parts).toString('utf8');
+      },
+      gzip: (tail) => gzipMember(built.deflated, built.summary, tail),
+    };
+  }
+
+  private build(): BuiltExposition {
+    if (this.built?.version === this.version) return this.built;
+    const pieces: DeflatedPiece[] = [];
     for (const def of this.families) {
       let header = false;
-      for (const chunks of this.targets.values()) {
-        const blocks = chunks.get(def.name);
-        if (!blocks || blocks.length === 0) continue;
+      for (const target of this.targets.values()) {
+        const piece = target.get(def.name);
+        if (!piece || piece.plain.length === 0) continue;
         if (!header) {
-          const h = this.headerOf(def);
-          parts.push(h);
-          bytes += h.length;
+          pieces.push(this.headerOf(def));
           header = true;
         }
-        for (const block of blocks) {
-          parts.push(block);
-          bytes += block.length;
-        }
+        pieces.push(piece);
       }
     }
-    this.parts = parts;
-    this.bytes = bytes;
-    this.decoded = undefined;
-    this.version++;
-    this.startGzip();
+    this.built = {
+      version: this.version,
+      parts: pieces.map((p) => p.plain),
+      batched: undefined,
+      deflated: coalesce(pieces.map((p) => p.deflated)),
+      summary: summarise(pieces),
+    };
+    return this.built;
   }
 
-  private headerOf(def: FamilyDef): Buffer {
+  private headerOf(def: FamilyDef): DeflatedPiece {
     let header = this.headers.get(def.name);
     if (!header) {
-      header = Buffer.from(familyHeader(def), 'utf8');
+      header = deflatePiece(Buffer.from(familyHeader(def), 'utf8'));
       this.headers.set(def.name, header);
     }
     return header;
   }
 }
 
+interface BuiltExposition {
+  readonly version: number;
+  readonly parts: readonly Uint8Array[];
+  /** `parts` coalesced for sending, made when a plain-text scrape first asks. */
+  batched: readonly Uint8Array[] | undefined;
+  /** The deflated pieces, coalesced for sending. */
+  readonly deflated: readonly Uint8Array[];
+  readonly summary: PiecesSummary;
+}
+
 export interface ExpositionSnapshot {
+  /** The upstream text, decoded on demand (tests). */
   readonly text: string;
   /** The exposition as UTF-8, to be sent part after part; `bytes` long in all. */
-  readonly parts: readonly Buffer[];
+  readonly parts: readonly Uint8Array[];
   readonly bytes: number;
-  readonly gzip: Buffer;
   readonly version: number;
-}
-
-function joinedText(parts: readonly Buffer[], bytes: number): string {
-  return Buffer.concat(parts as Buffer[], bytes).toString('utf8');
+  /** The parts of one gzip member holding the exposition followed by `tail` (finalPiece()). */
+  gzip(tail: FinalPiece): Uint8Array[];
 }
 
 /**
- * One gzip of all parts on the thread pool, without joining them. zlib takes one thread-pool round
- * trip per write (and per output chunk), each waiting for the event loop, which a poll may keep
- * busy: the thousands of small sample blocks of a large exposition are fed in batches of about
- * 1 MiB instead (copied a batch at a time), so a 30 MB exposition costs some 30 round trips, not
- * 1,500.
+ * Runs of small parts joined into buffers of at least BATCH_BYTES (large parts kept as they are).
+ * A response is written part by part, and each write costs: 15,000 parts (250 targets x 60
+ * families) took ~200 ms to send against ~20 ms for the same bytes in one buffer.
  */
-async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
-  const zip = createGzip({ ...GZIP_OPTIONS, chunkSize: GZIP_CHUNK_BYTES });
-  const out: Buffer[] = [];
-  zip.on('data', (chunk: Buffer) => out.push(chunk));
-  const finished = once(zip, 'end');
-  finished.catch(() => undefined); // an error while waiting for 'drain' is thrown there; not twice
-  for (const batch of batches(parts, GZIP_BATCH_BYTES)) {
-    if (!zip.write(batch)) await once(zip, 'drain');
-  }
-  zip.end();
-  await finished;
-  return Buffer.concat(out);
-}
-
-const GZIP_BATCH_BYTES = 1 << 20;
-const GZIP_CHUNK_BYTES = 256 * 1024;
-
-/** Consecutive parts joined into buffers of at least `size` bytes (the last may be smaller). */
-function* batches(parts: readonly Buffer[], size: number): Generator<Buffer> {
-  let group: Buffer[] = [];
+function coalesce(parts: readonly Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let group: Uint8Array[] = [];
   let bytes = 0;
+  const flush = () => {
+    if (group.length === 1) out.push(group[0]!);
+    else if (group.length > 1) out.push(Buffer.concat(group, bytes));
+    group = [];
+    bytes = 0;
+  };
   for (const part of parts) {
-    group.push(part);
-    bytes += part.length;
-    if (bytes >= size) {
-      yield group.length === 1 ? group[0]! : Buffer.concat(group, bytes);
-      group = [];
-      bytes = 0;
+    if (part.byteLength >= BATCH_BYTES) {
+      flush();
+      out.push(part);
+      continue;
     }
+    group.push(part);
+    bytes += part.byteLength;
+    if (bytes >= BATCH_BYTES) flush();
   }
-  if (group.length > 0) yield group.length === 1 ? group[0]! : Buffer.concat(group, bytes);
+  flush();
+  return out;
 }
 
-/**
- * Level 1: a third of the CPU of the default level for about 8% more bytes on exposition text
- * (measured on 4 MB: 16 ms vs 50 ms); the CPU is paid on every swap.
- */
-const GZIP_OPTIONS = { level: 1 };
+const BATCH_BYTES = 64 * 1024;
 
 export function familyHeader(def: FamilyDef): string {
   return `# HELP ${def.name} ${escapeHelp(def.help)}\n# TYPE ${def.name} ${def.type}\n`;

@@ -11,6 +11,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ApiErrorReason } from '../errors.js';
 import type { ApiStats } from '../flussonic/api.js';
+import type { ApiCounts } from '../workers/protocol.js';
 import { familiesOf, familyByName, type FamilyDef } from './catalogue.js';
 
 /** Every reason of flussonic_exporter_api_errors_total, exported from 0 once an endpoint is used. */
@@ -81,6 +82,26 @@ export class SelfMetrics {
         this.version++;
       },
     };
+  }
+
+  /**
+   * Adds a worker's request accounting since its last report. The running totals live here, on
+   * the main thread, so the counters go on from where they were when a worker is restarted.
+   */
+  addApiCounts(target: string, counts: ApiCounts): void {
+    const requests = this.counter('flussonic_exporter_api_requests_total');
+    const errors = this.counter('flussonic_exporter_api_errors_total');
+    const bytes = this.counter('flussonic_exporter_api_response_bytes_total');
+    for (const [endpoint, code, n] of counts.requests) {
+      this.seeEndpoint(target, endpoint);
+      requests.inc({ server: target, endpoint, code }, n);
+    }
+    for (const [endpoint, reason, n] of counts.errors) {
+      this.seeEndpoint(target, endpoint);
+      errors.inc({ server: target, endpoint, reason }, n);
+    }
+    for (const [endpoint, n] of counts.bytes) bytes.inc({ server: target, endpoint }, n);
+    this.version++;
   }
 
   setServerUp(server: string, up: boolean): void {

@@ -44,6 +44,7 @@ const BAD: readonly BadCase[] = [
   { what: 'listen port out of range', yaml: `${SERVER}listen_address: ":70000"\n`, path: 'listen_address', message: /^port 70000 is out of range/ },
   { what: 'metrics path without slash', yaml: `${SERVER}metrics_path: metrics\n`, path: 'metrics_path', message: /^must be a path like \/metrics/ },
   { what: 'metrics path on the health endpoint', yaml: `${SERVER}metrics_path: /-/healthy\n`, path: 'metrics_path', message: /other than/ },
+  { what: 'workers zero', yaml: `workers: 0\n${SERVER}`, path: 'workers', message: /^must be between 1 and 256, got 0$/ },
   { what: 'page size zero', yaml: `${SERVER}    page_size: 0\n`, path: 'servers[0].page_size', message: /^must be between 1 and 100000, got 0$/ },
   { what: 'page size not an integer', yaml: `${SERVER}    page_size: 10.5\n`, path: 'servers[0].page_size', message: /^expected an integer, got a number \(10.5\)$/ },
   { what: 'max_series negative', yaml: `${SERVER}    max_series: -1\n`, path: 'servers[0].max_series', message: /^must be between 1 and/ },

@@ -1,4 +1,5 @@
 /** Valid configs come out complete: every default applied, units converted, paths resolved. */
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { COLLECTORS } from '../../src/collectors/index.js';
@@ -18,6 +19,10 @@ function load(yaml: string, env: Record<string, string> = {}): ExporterConfig {
 }
 
 describe('defaults', () => {
+  test('workers: one per available core by default, or as set', () => {
+    expect(load('workers: 3\nservers:\n  - name: e\n    url: http://f\n').workers).toBe(3);
+  });
+
   test('a server with only name and url gets every default', () => {
     const config = load('servers:\n  - name: edge-1\n    url: http://flussonic-1:80/\n');
     expect(config).toEqual({
@@ -25,6 +30,7 @@ describe('defaults', () => {
       metricsPath: '/metrics',
       logLevel: 'info',
       pollIntervalMs: 15_000,
+      workers: availableParallelism(),
       catena: [],
       servers: [
         {

@@ -49,6 +49,7 @@ export function exporterConfig(servers: readonly ServerConfig[], overrides: Part
     metricsPath: '/metrics',
     logLevel: 'debug',
     pollIntervalMs: 15_000,
+    workers: 2,
     servers,
     catena: [],
     ...overrides,

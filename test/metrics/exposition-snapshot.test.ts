@@ -1,44 +1,81 @@
-/** ExpositionCache.snapshot(): the bytes and gzip a scrape sends, always of the newest swap. */
+/** ExpositionCache.snapshot(): the bytes and the one gzip stream a scrape sends, always of the newest swap. */
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { familyByName } from '../../src/metrics/catalogue.js';
 import { ExpositionCache } from '../../src/metrics/exposition.js';
+import { finalPiece } from '../../src/metrics/gzip-stream.js';
 import { SeriesWriter } from '../../src/metrics/series.js';
 
 const alive = familyByName('flussonic_stream_alive');
+const cpu = familyByName('flussonic_server_cpu_usage_ratio');
 
 function chunks(server: string, streams: number) {
   const w = new SeriesWriter([['server', server]]);
   for (let i = 0; i < streams; i++) w.add(alive, [`stream-${i}`], i % 2 === 0);
+  w.add(cpu, [], 0.5);
   return w.render();
 }
 
+/** Offsets of the gzip magic where a member could begin after the first. */
+function laterMembers(payload: Buffer): number {
+  let n = 0;
+  for (let i = 1; i < payload.length - 2; i++) if (payload[i] === 0x1f && payload[i + 1] === 0x8b && payload[i + 2] === 8) n++;
+  return n;
+}
+
 describe('ExpositionCache.snapshot', () => {
-  it('gives the UTF-8 body and a gzip of exactly the newest text', async () => {
+  it('gives the UTF-8 body and one gzip stream of exactly that text followed by the tail', () => {
     const cache = new ExpositionCache();
     cache.swap('a', chunks('a', 1000));
-    const snap = await cache.snapshot();
+    cache.swap('b', chunks('b', 10));
+    const snap = cache.snapshot();
     expect(Buffer.concat([...snap.parts]).toString('utf8')).toBe(cache.current.text);
     expect(snap.bytes).toBe(Buffer.byteLength(cache.current.text));
-    expect(gunzipSync(snap.gzip).toString('utf8')).toBe(snap.text);
+    const tail = Buffer.from('flussonic_exporter_build_info{version="x"} 1\n');
+    const gzip = Buffer.concat(snap.gzip(finalPiece(tail)));
+    expect(gunzipSync(gzip).toString('utf8')).toBe(snap.text + tail.toString('utf8'));
+    // One member: nothing after the first ends but the trailer (gunzipSync would read on silently).
+    expect(laterMembers(gzip)).toBe(0);
   });
 
-  it('never serves an older gzip after swaps that race the background compression', async () => {
+  it('keeps a family of two targets under one HELP/TYPE in the gzip stream too', () => {
     const cache = new ExpositionCache();
-    for (let i = 1; i <= 5; i++) cache.swap(`t${i}`, chunks(`t${i}`, 2000));
-    const pending = [cache.snapshot(), cache.snapshot()];
-    cache.swap('late', chunks('late', 10));
-    pending.push(cache.snapshot());
-    const snaps = await Promise.all(pending);
-    const last = snaps[2]!;
-    expect(last.version).toBe(cache.current.version);
-    expect(gunzipSync(last.gzip).toString('utf8')).toContain('server="late"');
-    for (const s of snaps) expect(gunzipSync(s.gzip).toString('utf8')).toBe(s.text);
+    cache.swap('a', chunks('a', 3));
+    cache.swap('b', chunks('b', 3));
+    const text = gunzipSync(Buffer.concat(cache.snapshot().gzip(finalPiece(new Uint8Array(0))))).toString('utf8');
+    expect(text.match(/^# TYPE flussonic_stream_alive gauge$/gm)).toHaveLength(1);
+    expect(text).toBe(cache.current.text);
   });
 
-  it('keeps the synchronous current.gzip right while a background gzip runs', () => {
+  it('gives an empty exposition as a valid gzip of the tail alone', () => {
     const cache = new ExpositionCache();
-    cache.swap('a', chunks('a', 3000));
-    expect(gunzipSync(cache.current.gzip).toString('utf8')).toBe(cache.current.text);
+    const snap = cache.snapshot();
+    expect(snap.bytes).toBe(0);
+    expect(gunzipSync(Buffer.concat(snap.gzip(finalPiece(Buffer.from('x 1\n'))))).toString('utf8')).toBe('x 1\n');
+    expect(gunzipSync(Buffer.concat(snap.gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).toBe('');
+  });
+
+  it('serves the newest swap: a snapshot taken after a swap has it, one taken before does not change', () => {
+    const cache = new ExpositionCache();
+    cache.swap('a', chunks('a', 5));
+    const before = cache.snapshot();
+    cache.swap('late', chunks('late', 2));
+    const after = cache.snapshot();
+    expect(after.version).toBe(before.version + 1);
+    expect(gunzipSync(Buffer.concat(after.gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).toContain('server="late"');
+    expect(gunzipSync(Buffer.concat(before.gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).not.toContain('server="late"');
+  });
+
+  it('sends many small pieces as few buffers, with the same bytes', () => {
+    const cache = new ExpositionCache();
+    for (let t = 0; t < 300; t++) cache.swap(`t${t}`, chunks(`t${t}`, 20));
+    const snap = cache.snapshot();
+    const gzip = snap.gzip(finalPiece(new Uint8Array(0)));
+    // 300 targets x 2 families + 2 headers would be 602 parts each way.
+    expect(snap.parts.length).toBeLessThan(20);
+    expect(gzip.length).toBeLessThan(20);
+    expect(Buffer.concat([...snap.parts]).toString('utf8')).toBe(snap.text);
+    expect(gunzipSync(Buffer.concat(gzip)).toString('utf8')).toBe(snap.text);
+    expect(snap.text.match(/^# TYPE flussonic_stream_alive gauge$/gm)).toHaveLength(1);
   });
 });

@@ -152,7 +152,8 @@ describe('exporter against the simulator', () => {
     const { exporter } = setup(servers({ edge1: { timeoutMs: 10_000 } }));
     sim1.faults.set('*', { hang: true });
     const poll = exporter.pollOnce('edge-1');
-    for (let i = 0; i < 200 && sim1.requests.count() === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // The first request leaves once the worker thread started (module loading: seconds on a loaded machine).
+    for (let i = 0; i < 400 && sim1.requests.count() === 0; i++) await new Promise((r) => setTimeout(r, 25));
     expect(sim1.requests.count()).toBeGreaterThan(0);
     const started = performance.now();
     await exporter.stop();

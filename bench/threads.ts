@@ -1,0 +1,162 @@
+/**
+ * Benchmark phases of the threaded exporter (bench/run.ts runs them):
+ *  - whole poll: the exporter process's CPU (every thread: collect, render, deflate, hand-over)
+ *    per poll of one server, against the baseline fetching the same pages with fetch-like undici
+ *    and JSON.parse (the streams, sessions and server walks of the default collectors);
+ *  - deadlines: the poll loops on their own schedule with a short interval (6 s) while 20 scrapers
+ *    hit /metrics: polls that failed their deadline;
+ *  - fleet: N servers of 1,000 streams / 5,000 sessions (all polling one simulator), at two sizes:
+ *    exporter CPU per server poll -> servers one core polls every 15 s, and RSS per additional
+ *    server.
+ */
+import { availableParallelism } from 'node:os';
+import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
+import { median, type BaselineWalk, type LoopCounts, type PollCpu, type ScrapeResult } from './common.js';
+
+export interface ChildLike {
+  request<T>(message: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export interface WholePollFigures {
+  readonly cpuMs: number;
+  readonly baselineCpuMs: number;
+  /** exporter CPU (all threads) / baseline CPU, medians. */
+  readonly cpuRatio: number;
+  readonly wallMs: number;
+}
+
+/** Rounds of one whole poll (exporter) and the same requests (baseline), alternating who goes first. */
+export async function measureWholePoll(
+  sim: RunningSimulator,
+  exporter: ChildLike,
+  baseline: ChildLike,
+  walks: readonly unknown[],
+  rounds: number,
+): Promise<WholePollFigures> {
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  const base: number[] = [];
+  const baselineRound = async () => {
+    let ms = 0;
+    for (const walk of walks) ms += (await baseline.request<BaselineWalk>(walk)).cpuMs;
+    base.push(ms);
+  };
+  for (let round = 0; round < rounds; round++) {
+    sim.advance(15_000);
+    if (round % 2 === 1) await baselineRound();
+    const r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds: 1 });
+    cpu.push(r.cpuMs[0]!);
+    wall.push(r.wallMs[0]!);
+    if (round % 2 === 0) await baselineRound();
+  }
+  const cpuMs = median(cpu);
+  const baselineCpuMs = median(base);
+  return { cpuMs, baselineCpuMs, cpuRatio: cpuMs / baselineCpuMs, wallMs: median(wall) };
+}
+
+export interface DeadlineFigures {
+  readonly intervalMs: number;
+  readonly seconds: number;
+  readonly loops: LoopCounts;
+  readonly scrapes: ScrapeResult;
+}
+
+/** The loops on a short interval for `seconds`, scraped by `scrapers` meanwhile. */
+export async function measureDeadlines(
+  sim: RunningSimulator,
+  startExporter: () => Promise<ChildLike>,
+  scraper: ChildLike,
+  options: { readonly intervalMs: number; readonly seconds: number; readonly scrapers: number },
+): Promise<DeadlineFigures> {
+  const exporter = await startExporter();
+  try {
+    const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url, intervalMs: options.intervalMs });
+    await exporter.request({ type: 'poll-all' }); // warm: the first poll meets every session as new
+    const ticker = setInterval(() => sim.advance(1000), 1000);
+    try {
+      await exporter.request({ type: 'start-loops' });
+      const before = await exporter.request<LoopCounts>({ type: 'loop-counts' });
+      const url = `http://127.0.0.1:${port}/metrics`;
+      const scrapes = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.seconds * 1000, gzip: true });
+      const after = await exporter.request<LoopCounts>({ type: 'loop-counts' });
+      const loops = { polls: after.polls - before.polls, failed: after.failed - before.failed, deadline: after.deadline - before.deadline };
+      return { intervalMs: options.intervalMs, seconds: options.seconds, loops, scrapes };
+    } finally {
+      clearInterval(ticker);
+    }
+  } finally {
+    await exporter.stop();
+  }
+}
+
+export interface FleetSize {
+  readonly servers: number;
+  /** Exporter CPU (all threads) per server poll, ms (median round / servers). */
+  readonly cpuMsPerServerPoll: number;
+  readonly wallMsPerRound: number;
+  readonly rssMb: number;
+}
+
+export interface FleetFigures {
+  readonly sizes: readonly FleetSize[];
+  /** 15 s of one core / CPU per server poll, at the larger size. */
+  readonly serversPerCore: number;
+  /** RSS growth per added server between the two sizes. */
+  readonly mbPerServer: number;
+  readonly cores: number;
+}
+
+export async function measureFleet(sim: RunningSimulator, startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number): Promise<FleetFigures> {
+  const measured: FleetSize[] = [];
+  for (const servers of sizes) {
+    const exporter = await startExporter();
+    try {
+      await exporter.request({ type: 'init-serve', url: sim.url, servers });
+      await exporter.request({ type: 'poll-cpu', rounds: 1 }); // warm-up
+      sim.advance(15_000);
+      const r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds });
+      measured.push({ servers, cpuMsPerServerPoll: median(r.cpuMs) / servers, wallMsPerRound: median(r.wallMs), rssMb: r.rssMb });
+    } finally {
+      await exporter.stop();
+    }
+  }
+  const [small, large] = measured as [FleetSize, FleetSize];
+  return {
+    sizes: measured,
+    serversPerCore: 15_000 / large.cpuMsPerServerPoll,
+    mbPerServer: (large.rssMb - small.rssMb) / (large.servers - small.servers),
+    cores: availableParallelism(),
+  };
+}
+
+/** The lines these phases add to a scenario's output. */
+export function printThreads(serve: { readonly wholePoll: WholePollFigures; readonly deadlines: DeadlineFigures | undefined }): void {
+  const w = serve.wholePoll;
+  console.log(
+    `whole poll, exporter process CPU (all threads) ${w.cpuMs.toFixed(1)} ms vs same-requests baseline ${w.baselineCpuMs.toFixed(1)} ms: x${w.cpuRatio.toFixed(2)} (wall ${Math.round(w.wallMs)} ms)`,
+  );
+  const d = serve.deadlines;
+  if (!d) return;
+  const s = d.scrapes;
+  console.log(
+    `loops every ${d.intervalMs / 1000} s for ${d.seconds} s under ${s.count} scrapes (p50 ${s.p50Ms.toFixed(1)} / p99 ${s.p99Ms.toFixed(1)} / max ${s.maxMs.toFixed(1)} ms, ${s.errors} errors): ` +
+      `${d.loops.polls} polls, ${d.loops.failed} failed (${d.loops.deadline} collector runs cut at the deadline)`,
+  );
+}
+
+/** The fleet phase on a simulator of its own, printed. */
+export async function runFleet(startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number): Promise<FleetFigures> {
+  const sim = await startSimulator({ clock: 'manual', churn: true, seed: 1, shape: 'flat', streams: 1000, sessions: 5000, gpus: 2, dvrs: 3 });
+  try {
+    const fleet = await measureFleet(sim, startExporter, sizes, rounds);
+    console.log(`\n=== fleet: servers of 1,000 streams / 5,000 sessions, all threads of the exporter process (${fleet.cores} cores) ===`);
+    for (const s of fleet.sizes) {
+      console.log(`${s.servers} servers: CPU ${s.cpuMsPerServerPoll.toFixed(1)} ms per server poll, round of polls ${Math.round(s.wallMsPerRound)} ms wall, RSS ${Math.round(s.rssMb)} MB`);
+    }
+    console.log(`=> ${Math.round(fleet.serversPerCore)} servers per core every 15 s; ${fleet.mbPerServer.toFixed(2)} MB RSS per additional server`);
+    return fleet;
+  } finally {
+    await sim.close();
+  }
+}

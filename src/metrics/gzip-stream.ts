@@ -1,0 +1,79 @@
+/**
+ * One gzip stream built from pieces compressed apart. The exposition is kept per target and
+ * family; each piece is deflated once, where it is made (in a worker), as raw deflate ended with
+ * Z_SYNC_FLUSH: no final block, byte-aligned, no reference to earlier data, so pieces can follow
+ * each other in any order and still form one valid deflate stream. A response is then
+ *
+ *   gzip header | piece | piece | ... | self-metrics (final block) | CRC-32 | ISIZE
+ *
+ * The CRC of the whole comes from the pieces' CRCs (src/metrics/crc32.ts), so the serving thread
+ * compresses only the small self-metrics per scrape and never reads the large text again. Every
+ * decoder (curl, browsers, Go's and Node's gunzip) sees one gzip member.
+ */
+import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { combineCrc, shiftOf } from './crc32.js';
+
+/** One piece of exposition text with its deflated form. */
+export interface DeflatedPiece {
+  /** The text, UTF-8. */
+  readonly plain: Uint8Array;
+  /** Raw deflate of `plain`, sync-flushed (not final). */
+  readonly deflated: Uint8Array;
+  readonly crc: number;
+  /** shiftOf(plain.length). */
+  readonly shift: number;
+}
+
+/**
+ * Level 1: a third of the CPU of the default level for about 8% more bytes on exposition text
+ * (measured on 4 MB: 16 ms vs 50 ms).
+ */
+const LEVEL = 1;
+
+export function deflatePiece(plain: Uint8Array): DeflatedPiece {
+  const deflated = deflateRawSync(plain, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+  return { plain, deflated, crc: crc32(plain), shift: shiftOf(plain.length) };
+}
+
+/** What a run of pieces adds up to: the CRC and length of their text. */
+export interface PiecesSummary {
+  readonly crc: number;
+  readonly bytes: number;
+}
+
+export function summarise(pieces: Iterable<DeflatedPiece>): PiecesSummary {
+  let crc = 0;
+  let bytes = 0;
+  for (const p of pieces) {
+    crc = combineCrc(crc, p.crc, p.shift);
+    bytes += p.plain.length;
+  }
+  return { crc, bytes };
+}
+
+/** gzip magic, CM deflate, no flags, no mtime, XFL 0, OS unknown (RFC 1952). */
+const HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+
+/** The end of a gzip stream: text compressed as the final deflate block. */
+export interface FinalPiece {
+  readonly deflated: Uint8Array;
+  readonly crc: number;
+  readonly shift: number;
+  readonly bytes: number;
+}
+
+export function finalPiece(tail: Uint8Array): FinalPiece {
+  return { deflated: deflateRawSync(tail, { level: LEVEL }), crc: crc32(tail), shift: shiftOf(tail.length), bytes: tail.length };
+}
+
+/**
+ * The parts of one gzip member: the header, the deflated pieces as they are (never copied), the
+ * final piece, and the trailer.
+ */
+export function gzipMember(pieces: readonly Uint8Array[], summary: PiecesSummary, tail: FinalPiece): Uint8Array[] {
+  const crc = combineCrc(summary.crc, tail.crc, tail.shift);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc, 0);
+  trailer.writeUInt32LE((summary.bytes + tail.bytes) % 2 ** 32, 4);
+  return [HEADER, ...pieces, tail.deflated, trailer];
+}

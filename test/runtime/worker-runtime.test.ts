@@ -1,0 +1,92 @@
+/**
+ * The worker side of the protocol on its own: a WorkerRuntime over a MessageChannel with a scripted
+ * collector. What crosses is plain data, the exposition's buffers are transferred (detached on the
+ * sending side), and a config's patterns survive the trip as sources.
+ */
+import { MessageChannel } from 'node:worker_threads';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CollectorEntry } from '../../src/collectors/types.js';
+import { validateConfig } from '../../src/config/index.js';
+import { serverConfigData, serverConfigFromData } from '../../src/config/wire.js';
+import { familyByName } from '../../src/metrics/catalogue.js';
+import { ExpositionCache } from '../../src/metrics/exposition.js';
+import { finalPiece } from '../../src/metrics/gzip-stream.js';
+import { builtInCatenaCollectors } from '../../src/targets.js';
+import type { FromWorker, PollResult, ToWorker } from '../../src/workers/protocol.js';
+import { WorkerRuntime, type RuntimePort } from '../../src/workers/runtime.js';
+import { captureLogger, serverConfig } from '../helpers/runtime.js';
+
+const ALIVE = familyByName('flussonic_stream_alive');
+const table: CollectorEntry[] = [
+  {
+    name: 'streams',
+    defaultEnabled: true,
+    create: () => ({
+      async collect({ out }) {
+        for (let i = 0; i < 50; i++) out.add(ALIVE, [`s${i}`], i % 2 === 0);
+      },
+    }),
+  },
+];
+
+const channels: MessageChannel[] = [];
+afterEach(() => {
+  for (const c of channels.splice(0)) {
+    c.port1.close();
+    c.port2.close();
+  }
+});
+
+describe('WorkerRuntime', () => {
+  it('answers a poll with a result whose exposition buffers were transferred, not copied', async () => {
+    const channel = new MessageChannel();
+    channels.push(channel);
+    const sent: { message: FromWorker; detachedAfterSend: boolean }[] = [];
+    // The runtime's port, recording whether the transferred buffers are gone on this side after sending.
+    const port: RuntimePort = {
+      postMessage(message, transfer) {
+        channel.port2.postMessage(message, transfer ? [...transfer] : undefined);
+        sent.push({ message, detachedAfterSend: (transfer ?? []).length > 0 && (transfer ?? []).every((b) => b.byteLength === 0) });
+      },
+      on: (event, listener) => channel.port2.on(event, listener),
+    };
+    new WorkerRuntime(port, { log: captureLogger().logger, collectorTable: table, catenaCollector: builtInCatenaCollectors(), userAgent: 'test' });
+    const received: FromWorker[] = [];
+    const polled = new Promise<void>((resolve) =>
+      channel.port1.on('message', (m: FromWorker) => {
+        received.push(m);
+        if (m.type === 'polled') resolve();
+      }),
+    );
+    const send = (m: ToWorker) => channel.port1.postMessage(m);
+    send({ type: 'apply', targets: [{ id: 7, target: { kind: 'server', config: serverConfigData(serverConfig('edge-1', 'http://127.0.0.1:9')) } }] });
+    send({ type: 'poll', id: 1 });
+    await polled;
+
+    const result = received.find((m): m is { type: 'result'; result: PollResult } => m.type === 'result')!.result;
+    expect(result).toMatchObject({ id: 7, kind: 'server', name: 'edge-1', ok: true, keepOnFailure: false });
+    expect(result.collectors).toEqual([expect.objectContaining({ name: 'streams', ok: true, dropped: 0 })]);
+    expect(sent.find((s) => s.message.type === 'result')!.detachedAfterSend).toBe(true);
+    // What arrived is a complete exposition piece: text and a deflated form the cache can serve.
+    const cache = new ExpositionCache();
+    cache.swapPrepared('server/edge-1', new Map(result.exposition!.map((p) => [p.family, p])));
+    const text = cache.current.text;
+    expect(text.split('\n').filter((l) => l.startsWith('flussonic_stream_alive{'))).toHaveLength(50);
+    expect(gunzipSync(Buffer.concat(cache.snapshot().gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).toBe(text);
+  });
+});
+
+describe('config as data', () => {
+  it('carries stream patterns as sources through a structured clone and compiles them again', () => {
+    const config = validateConfig(
+      { servers: [{ name: 'edge-1', url: 'http://127.0.0.1:9', streams: { include: 'cam-.*|live/a', exclude: 'cam-test' } }] },
+      { source: 'test', baseDir: process.cwd() },
+    ).servers[0]!;
+    const back = serverConfigFromData(structuredClone(serverConfigData(config)));
+    for (const name of ['cam-1', 'cam-test', 'live/a', 'live/ab', 'x-cam-1']) {
+      expect([name, back.streams.include!.test(name), back.streams.exclude!.test(name)]).toEqual([name, config.streams.include!.test(name), config.streams.exclude!.test(name)]);
+    }
+    expect(back.streams.include!.test('live/ab')).toBe(false); // still anchored
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Worker threads through the whole exporter (createExporter + app.inject against the simulator):
+ * a crashed worker's targets go down and come back with their counters going on, a busy worker
+ * never holds up a scrape, and targets spread over the workers by a stable hash. The threads run
+ * test/fixtures/workers/faulty-worker.mjs, the real worker with switchable faults.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createExporter, type Exporter } from '../../src/exporter.js';
+import { ownerOf } from '../../src/workers/pool.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
+import { samples, value } from '../helpers/exposition.js';
+
+const FAULTY_WORKER = new URL('../fixtures/workers/faulty-worker.mjs', import.meta.url);
+
+let sim: RunningSimulator;
+let faults: string;
+beforeAll(async () => {
+  sim = await startSimulator({ streams: 6, sessions: 20, clock: 'manual', churn: false, seed: 3, shape: 'flat' });
+  faults = mkdtempSync(join(tmpdir(), 'worker-faults-'));
+  process.env.FLUSSONIC_TEST_WORKER_FAULTS = faults;
+});
+afterAll(async () => {
+  delete process.env.FLUSSONIC_TEST_WORKER_FAULTS;
+  rmSync(faults, { recursive: true, force: true });
+  await sim?.close();
+});
+
+const running: Exporter[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((e) => e.stop()));
+  for (const f of ['crash', 'block-ms', 'blocking']) rmSync(join(faults, f), { force: true });
+});
+
+function setup(): { exporter: Exporter; log: CapturedLog; metrics: () => Promise<string> } {
+  const log = captureLogger();
+  const exporter = createExporter({
+    config: exporterConfig([serverConfig('edge-1', sim.url), serverConfig('edge-2', sim.url)], { workers: 1 }),
+    logger: log.logger,
+    version: 'test',
+    retryBackoffMs: 10,
+    random: () => 0,
+    defaultMetrics: false,
+    workerEntry: FAULTY_WORKER,
+  });
+  running.push(exporter);
+  const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return { exporter, log, metrics };
+}
+
+const REQUESTS = 'flussonic_exporter_api_requests_total';
+const streamsOk = (server: string) => ({ server, endpoint: '/streams', code: '200' });
+
+describe('worker threads', () => {
+  it('takes a crashed worker\'s targets down, logs the crash once, restarts it, and the counters go on', async () => {
+    const { exporter, log, metrics } = setup();
+    await exporter.pollOnce();
+    let text = await metrics();
+    expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
+    expect(samples(text, 'flussonic_stream_alive', { server: 'edge-1' })).toHaveLength(6);
+    const before = value(text, REQUESTS, streamsOk('edge-1'))!;
+    expect(before).toBeGreaterThan(0);
+
+    writeFileSync(join(faults, 'crash'), '');
+    await exporter.pollOnce(); // ends when the worker dies
+    text = await metrics();
+    for (const server of ['edge-1', 'edge-2']) {
+      expect(value(text, 'flussonic_up', { server })).toBe(0);
+      expect(samples(text, 'flussonic_stream_alive', { server })).toHaveLength(0);
+    }
+    // The totals live on the main thread: nothing is lost with the thread.
+    expect(value(text, REQUESTS, streamsOk('edge-1'))).toBeGreaterThanOrEqual(before);
+    const crashes = log.entries().filter((e) => String(e.msg).startsWith('worker thread crashed'));
+    expect(crashes).toHaveLength(1);
+    expect(crashes[0]).toMatchObject({ level: 50, reason: 'uncaught error: injected fault', targets: 2 });
+    const page = (await exporter.app.inject({ method: 'GET', url: '/' })).body;
+    expect(page).toContain('worker thread crashed: uncaught error: injected fault');
+
+    await exporter.pollOnce(); // waits for the restart, then polls
+    text = await metrics();
+    expect(log.entries().some((e) => e.msg === 'worker thread restarted')).toBe(true);
+    expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
+    expect(samples(text, 'flussonic_stream_alive', { server: 'edge-1' })).toHaveLength(6);
+    expect(value(text, REQUESTS, streamsOk('edge-1'))!).toBeGreaterThan(before);
+  });
+
+  it('answers a scrape while the worker is busy with a long poll', async () => {
+    const { exporter, metrics } = setup();
+    await exporter.pollOnce();
+    writeFileSync(join(faults, 'block-ms'), '2000');
+    let pollDone = false;
+    const poll = exporter.pollOnce().then(() => (pollDone = true));
+    for (let i = 0; i < 500 && !existsSync(join(faults, 'blocking')); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(join(faults, 'blocking'))).toBe(true);
+    const text = await metrics();
+    // Served from the main thread's cache while the only worker is still blocked.
+    expect(pollDone).toBe(false);
+    expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
+    expect(samples(text, 'flussonic_stream_alive', { server: 'edge-2' })).toHaveLength(6);
+    await poll;
+  });
+
+  it('assigns a target to a worker by a stable hash of its key', () => {
+    expect(ownerOf('server/edge-1', 4)).toBe(ownerOf('server/edge-1', 4));
+    const spread = new Set(Array.from({ length: 64 }, (_, i) => ownerOf(`server/edge-${i}`, 4)));
+    expect(spread.size).toBe(4);
+    // Pinned (FNV-1a of the key): a change here moves targets between workers on upgrade.
+    expect([ownerOf('server/edge-1', 4), ownerOf('catena/billing', 4), ownerOf('server/a', 7)]).toEqual([0, 3, 1]);
+  });
+});
