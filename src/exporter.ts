@@ -134,8 +134,9 @@ export function createExporter(deps: ExporterDeps): Exporter {
     configReloaded(ok) {
       self.configReloaded(ok, Date.now() / 1000);
     },
-    refreshDiscovery() {
-      return fleet.refreshNow();
+    async refreshDiscovery() {
+      await fleet.refreshNow();
+      await pool.settled();
     },
     pollOnce(target) {
       return pool.pollOnce(target);

@@ -107,6 +107,11 @@ export class WorkerPool {
     for (const slot of this.slots) this.sendTargets(slot);
   }
 
+  /** Resolves when the self-metrics of targets removed by the last apply() are withdrawn. */
+  async settled(): Promise<void> {
+    await this.applying;
+  }
+
   start(): void {
     if (this.started || this.stopping) return;
     this.started = true;
