@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { COLLECTORS } from './collectors/index.js';
 import type { CollectorEntry } from './collectors/types.js';
 import type { ExporterConfig } from './config/types.js';
-import { buildApp } from './http/app.js';
+import { buildApp, type AppDeps } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
 import { Poller } from './poller.js';
@@ -29,6 +29,8 @@ export interface ExporterDeps {
   readonly random?: () => number;
   /** Register prom-client's default process/nodejs metrics (default true). */
   readonly defaultMetrics?: boolean;
+  /** Web config, basic auth and the scrape cap of the HTTP face (src/http/guards.ts). */
+  readonly guards?: AppDeps['guards'];
 }
 
 export interface Exporter {
@@ -83,6 +85,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     self,
     statuses: () => poller.statuses(),
     ready: () => poller.ready(),
+    ...(deps.guards ? { guards: deps.guards } : {}),
   });
 
   let stopping: Promise<void> | undefined;

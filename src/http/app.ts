@@ -6,7 +6,8 @@
  *    and the self-metrics follow as a second gzip member (a gzip stream may hold several members;
  *    every decoder, Go's included, reads them in sequence);
  *  - `/` a landing page, `/-/healthy`, `/-/ready`;
- *  - 405 for other methods on these paths, 404 with a short body elsewhere.
+ *  - guards.ts in front of every route: web config headers, basic auth, 405 for other methods
+ *    than GET/HEAD on known paths, the cap of concurrent scrapes; 404 with a short body elsewhere.
  * Fastify logs through a child of the exporter's logger at warn level: no line per request.
  */
 import { Readable } from 'node:stream';
@@ -16,6 +17,9 @@ import type { Logger } from 'pino';
 import { CONTENT_TYPE, type ExpositionCache } from '../metrics/exposition.js';
 import type { SelfMetrics } from '../metrics/self.js';
 import type { TargetStatus } from '../poller.js';
+import { installGuards, type GuardOptions } from './guards.js';
+import { DEFAULT_LIMITS } from './limits.js';
+import { NO_WEB_CONFIG } from './web-config.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -27,11 +31,12 @@ export interface AppDeps {
   readonly statuses: () => readonly TargetStatus[];
   /** Whether every target finished its first poll attempt. */
   readonly ready: () => boolean;
+  /** Web config (TLS is the listeners'; headers and auth are applied here) and the scrape cap. Default: none, 40. */
+  readonly guards?: Omit<GuardOptions, 'metricsPath'>;
 }
 
 export const HEALTHY_PATH = '/-/healthy';
 export const READY_PATH = '/-/ready';
-const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
@@ -40,16 +45,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
+  // Before any route: the guards learn the known paths from the routes as they are added.
+  installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...deps.guards, metricsPath: deps.metricsPath });
 
   const get = (path: string, handler: (reply: FastifyReply, acceptEncoding: string | undefined) => Promise<FastifyReply> | FastifyReply) => {
     app.get(path, (request, reply) => handler(reply, request.headers['accept-encoding']));
-    // Answered in onRequest, before fastify would look at (and perhaps reject) a request body.
-    app.route({
-      method: [...OTHER_METHODS],
-      url: path,
-      onRequest: async (_request, reply) => methodNotAllowed(reply),
-      handler: async (_request, reply) => methodNotAllowed(reply),
-    });
   };
 
   get(deps.metricsPath, async (reply, acceptEncoding) => {
@@ -101,10 +101,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(status >= 400 ? status : 500).type('text/plain; charset=utf-8').send(status < 500 ? 'bad request\n' : 'internal error\n');
   });
   return app;
-}
-
-function methodNotAllowed(reply: FastifyReply): FastifyReply {
-  return reply.code(405).header('allow', 'GET, HEAD').type('text/plain; charset=utf-8').send('method not allowed\n');
 }
 
 /** Whether an Accept-Encoding header admits gzip (`gzip`, `x-gzip` or `*`, with q > 0). */
