@@ -37,7 +37,7 @@ export async function startDemo(): Promise<Demo> {
     const prices = Object.fromEntries(paid.map((p, i) => [p.packageId, { amount: i === 0 ? 9.99 : 4.99, per: '30d', currency: 'EUR' }]));
     const config = validateConfig(
       {
-        listen_address: ':9228',
+        listen_address: '127.0.0.1:9228',
         poll_interval: '5s',
         servers: [{ name: 'demo', url: simulator.url, timeout: '4s', collectors: { streams: true, sessions: true, server: true, dvrs: true } }],
         catena: [{ name: 'demo', url: simulator.url, api_key: apiKey, poll_interval: '15s', start: '24h', prices }],
