@@ -14,7 +14,7 @@ export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
   flussonic-exporter --config FILE --check-config [--web.config.file FILE]
-  flussonic-exporter --demo [--web.listen-address HOST:PORT ...] [options]
+  flussonic-exporter --demo [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
 Prometheus exporter for Flussonic Media Server (API v3) and the Catena operations log.
@@ -25,6 +25,7 @@ Options:
                                    exit 0 (valid) or 2
       --demo                       poll an embedded simulator on a loopback port (simulated data!);
                                    listens on 127.0.0.1:9228 unless --web.listen-address says otherwise
+      --demo-shape SHAPE           stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
       --web.listen-address H:P     where the endpoints are served, repeatable for several addresses;
                                    overrides listen_address (default :9228). Alias: --listen-address
       --web.telemetry-path PATH    path of the metrics, overrides metrics_path (default /metrics)
@@ -58,13 +59,17 @@ export interface Overrides {
   readonly logLevel?: LogLevel;
 }
 
+/** The stream stats shape the demo's simulator serves: flat (23.x/24.x) or nested (2025). */
+export const DEMO_SHAPES = ['nested', 'flat'] as const;
+export type DemoShape = (typeof DEMO_SHAPES)[number];
+
 /** HTTP settings that only flags set. */
 export interface WebOptions {
   readonly configFile?: string;
   readonly limits: HttpLimits;
 }
 
-export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo' };
+export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape };
 
 export type CliCommand =
   | { readonly kind: 'help' }
@@ -80,6 +85,7 @@ const OPTIONS = {
   config: { type: 'string', short: 'c' },
   'check-config': { type: 'boolean' },
   demo: { type: 'boolean' },
+  'demo-shape': { type: 'string' },
   'web.listen-address': { type: 'string', multiple: true },
   'listen-address': { type: 'string', multiple: true },
   'web.telemetry-path': { type: 'string' },
@@ -118,12 +124,19 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   const overrides = parseOverrides(values);
   const web: WebOptions = { ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}), limits: parseLimits(values) };
   if (values.demo) {
-    return { kind: 'run', source: { kind: 'demo' }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web };
+    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined) }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web };
   }
+  if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {
     throw new UsageError(`no config given: start with --config FILE (or set ${CONFIG_ENV}=FILE); to try it out without a Flussonic server, run with --demo`);
   }
   return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, web };
+}
+
+function demoShape(value: string | undefined): DemoShape {
+  if (value === undefined) return 'nested';
+  if (!(DEMO_SHAPES as readonly string[]).includes(value)) throw new UsageError(`--demo-shape: expected one of ${DEMO_SHAPES.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as DemoShape;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
