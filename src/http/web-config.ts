@@ -226,9 +226,16 @@ function readTls(s: Record<string, unknown>, dir: string, report: Report): TlsSe
     const name = str(s[key], `${P}.${key}`, report);
     if (name === undefined) return fallback;
     const v = mapVersion(name);
-    if (typeof v === 'string') return v;
-    report(`${P}.${key}: ${v.problem}`);
-    return fallback;
+    if (typeof v !== 'string') {
+      report(`${P}.${key}: ${v.problem}`);
+      return fallback;
+    }
+    if (v === 'TLSv1' || v === 'TLSv1.1') {
+      // Measured: Node's OpenSSL 3 fails every TLS 1.0/1.1 handshake at its default security level.
+      report(`${P}.${key}: ${name} cannot be served by Node.js (OpenSSL 3 refuses TLS 1.0 and 1.1 handshakes); use TLS12 or TLS13`);
+      return fallback;
+    }
+    return v;
   };
   const minVersion = version('min_version', 'TLSv1.2');
   const maxVersion = version('max_version', 'TLSv1.3');

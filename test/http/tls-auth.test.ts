@@ -130,6 +130,24 @@ describe('TLS and basic auth', () => {
   });
 });
 
+test("cipher_suites, min_version and max_version in Go's names are what the handshake gets", async () => {
+  const served = await start(
+    dir.write('ciphers.yml', `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  max_version: TLS12\n  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384]\n`),
+  );
+  const handshake = (options: { maxVersion?: 'TLSv1.2' | 'TLSv1.3'; minVersion?: 'TLSv1.3'; ciphers?: string }) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: served.listeners.addresses[0]!.port, ca: dir.read('server.pem'), servername: 'localhost', ...options }, () => {
+        const result = `${socket.getProtocol()} ${socket.getCipher().name}`;
+        socket.destroy();
+        resolve(result);
+      });
+      socket.once('error', reject);
+    });
+  expect(await handshake({})).toBe('TLSv1.2 ECDHE-ECDSA-AES256-GCM-SHA384');
+  await expect(handshake({ minVersion: 'TLSv1.3' })).rejects.toThrow();
+  await expect(handshake({ ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' })).rejects.toThrow();
+});
+
 describe('reloads without a restart', () => {
   test('a new certificate is served to new connections; a bad file keeps the last good one and says why', async () => {
     const file = dir.write('reload.yml', `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\nbasic_auth_users:\n  ${USER}: ${hash(PASSWORD)}\n`);

@@ -76,6 +76,7 @@ describe('a bad file is refused with its path, the key and the problem', () => {
     ['unknown cipher', `${TLS}  cipher_suites: [ECDHE-RSA-AES128-GCM-SHA256]\n`, /cipher_suites: unknown cipher suite "ECDHE-RSA-AES128-GCM-SHA256": expected Go's names/],
     ['insecure cipher', `${TLS}  cipher_suites: [TLS_RSA_WITH_RC4_128_SHA]\n`, /TLS_RSA_WITH_RC4_128_SHA is an insecure cipher suite/],
     ['unknown version', `${TLS}  min_version: TLS14\n`, /min_version: unknown TLS version "TLS14"/],
+    ['TLS 1.0', `${TLS}  min_version: TLS10\n`, /min_version: TLS10 cannot be served by Node.js \(OpenSSL 3 refuses TLS 1.0 and 1.1 handshakes\); use TLS12 or TLS13/],
     ['min above max', `${TLS}  min_version: TLS13\n  max_version: TLS12\n`, /min_version is above max_version/],
     ['unknown curve', `${TLS}  curve_preferences: [P256]\n`, /curve_preferences: unknown curve "P256"/],
     ['header not allowed', 'http_server_config:\n  headers: {Server: x}\n', /headers\.Server: this header cannot be configured/],
