@@ -4,8 +4,9 @@
  * loopback: a cap of 20 and 30 idle sockets.
  */
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { afterEach, describe, expect, test } from 'vitest';
-import { get, serve, type Served } from '../helpers/web.js';
+import { get, serve, WebDir, type Served } from '../helpers/web.js';
 
 const LIMITS = { readHeaderTimeoutMs: 400, idleTimeoutMs: 400, requestTimeoutMs: 1500, maxConnections: 20 };
 /** Slack over a timeout for the event loop of a loaded 2-core machine. */
@@ -82,6 +83,38 @@ describe('timeouts', () => {
     // Node keeps an idle connection 1 s past keepAliveTimeout (the Keep-Alive header's grace for clients).
     expect(ms).toBeLessThan(LIMITS.idleTimeoutMs + 1000 + SLACK_MS);
   });
+});
+
+test('over TLS, a busy keep-alive connection outlives the header timeout (the guard sees its requests)', async () => {
+  const dir = new WebDir();
+  try {
+    dir.serverCert('server');
+    const served = await serve({ limits: LIMITS, webConfigFile: dir.write('tls.yml', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n') });
+    running.push(served);
+    const socket = tlsConnect({ host: '127.0.0.1', port: served.listeners.addresses[0]!.port, ca: dir.read('server.pem'), servername: 'localhost' });
+    sockets.push(socket);
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    let closed = false;
+    socket.once('close', () => (closed = true));
+    await new Promise((resolve) => socket.once('secureConnect', resolve));
+    // Five requests on one connection, 200 ms apart: 1 s in all, over twice the header timeout.
+    for (let i = 1; i <= 5; i++) {
+      socket.write('GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n');
+      const deadline = Date.now() + 2000;
+      while (!closed && (received.match(/HTTP\/1\.1 200 /g) ?? []).length < i && Date.now() < deadline) {
+        await new Promise((resolve) => {
+          socket.once('data', resolve);
+          socket.once('close', resolve);
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((received.match(/HTTP\/1\.1 200 /g) ?? []).length).toBe(5);
+    expect(closed).toBe(false);
+  } finally {
+    dir.cleanup();
+  }
 });
 
 describe('the connection cap', () => {
