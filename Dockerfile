@@ -1,6 +1,6 @@
 # flussonic-exporter: docker build -t flussonic-exporter .
 # docker run -p 9228:9228 -v ./config.yaml:/etc/flussonic-exporter/config.yaml:ro flussonic-exporter
-# docker run -p 9228:9228 flussonic-exporter --demo
+# docker run -p 9228:9228 flussonic-exporter --demo --web.listen-address :9228   (the demo alone listens on 127.0.0.1)
 
 # Production dependencies only, without install scripts.
 FROM node:22-bookworm-slim AS deps
@@ -30,9 +30,11 @@ RUN mkdir -p /var/lib/flussonic-exporter && chown node:node /var/lib/flussonic-e
 # The node image's unprivileged user (uid 1000).
 USER node
 EXPOSE 9228
-# Node's own fetch: no curl in the image. Set HEALTHCHECK_URL when listen_address is not :9228.
+# Node's own fetch: no curl in the image. Set HEALTHCHECK_URL when listen_address is not :9228
+# (https://localhost:9228/-/healthy with TLS, and NODE_EXTRA_CA_CERTS for a private CA). A 401
+# (basic auth in --web.config.file) still means the process serves.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
-  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:9228/-/healthy', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:9228/-/healthy', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok || r.status === 401 ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "dist/main.js"]
 # The config comes from FLUSSONIC_EXPORTER_CONFIG (/etc/flussonic-exporter/config.yaml).
 CMD []

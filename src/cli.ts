@@ -3,34 +3,49 @@
  * anything, so every combination is testable in-process.
  */
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { LOG_LEVELS, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { metricsPathProblem } from './config/validate.js';
+import { DEFAULT_LIMITS, type HttpLimits } from './http/limits.js';
+import { WebConfigError } from './http/web-config.js';
 import { ConfigError, ExporterError } from './errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 
 export const USAGE = `Usage:
-  flussonic-exporter --config FILE [--listen-address HOST:PORT] [--log-level LEVEL]
-  flussonic-exporter --config FILE --check-config
-  flussonic-exporter --demo [--demo-shape flat|nested] [--listen-address HOST:PORT] [--log-level LEVEL]
+  flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
+  flussonic-exporter --config FILE --check-config [--web.config.file FILE]
+  flussonic-exporter --demo [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
 Prometheus exporter for Flussonic Media Server (API v3) and the Catena operations log.
 
 Options:
-  -c, --config FILE           YAML config (default: $${CONFIG_ENV}); see config.example.yaml
-      --check-config          validate the config, print every problem, exit 0 (valid) or 2
-      --demo                  poll an embedded simulator on a loopback port (simulated data!)
-      --demo-shape SHAPE      stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
-      --listen-address H:P    where /metrics is served, overrides listen_address (default :9228)
-      --log-level LEVEL       debug | info | warn | error, overrides log_level
-      --shard N               poll only the servers whose name hashes to shard N (0-based) ...
-      --total-shards M        ... of M replicas (kube-state-metrics style sharding)
-      --shard-from-hostname   take N from the StatefulSet pod name (HOSTNAME=name-N)
-  -v, --version               print the version
-  -h, --help                  print this help
+  -c, --config FILE                YAML config (default: $${CONFIG_ENV}); see config.example.yaml
+      --check-config               validate the config (and --web.config.file), print every problem,
+                                   exit 0 (valid) or 2
+      --demo                       poll an embedded simulator on a loopback port (simulated data!);
+                                   listens on 127.0.0.1:9228 unless --web.listen-address says otherwise
+      --demo-shape SHAPE           stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
+      --web.listen-address H:P     where the endpoints are served, repeatable for several addresses;
+                                   overrides listen_address (default :9228). Alias: --listen-address
+      --web.telemetry-path PATH    path of the metrics, overrides metrics_path (default /metrics)
+      --web.config.file FILE       TLS and basic auth, in the Prometheus exporter-toolkit format;
+                                   re-read when it changes and on SIGHUP
+      --web.max-requests N         concurrent scrapes of the metrics path; beyond it 503 (default ${DEFAULT_LIMITS.maxRequests})
+      --web.max-connections N      open connections over all addresses (default ${DEFAULT_LIMITS.maxConnections})
+      --web.read-header-timeout D  time to receive request headers (default ${formatDuration(DEFAULT_LIMITS.readHeaderTimeoutMs)})
+      --web.idle-timeout D         how long an idle keep-alive connection is kept (default ${formatDuration(DEFAULT_LIMITS.idleTimeoutMs)})
+      --web.request-timeout D      time to receive a whole request, and the longest stall while
+                                   the response is written (default ${formatDuration(DEFAULT_LIMITS.requestTimeoutMs)})
+      --log-level LEVEL            debug | info | warn | error, overrides log_level
+      --shard N                    poll only the servers whose name hashes to shard N (0-based) ...
+      --total-shards M             ... of M replicas (kube-state-metrics style sharding)
+      --shard-from-hostname        take N from the StatefulSet pod name (HOSTNAME=name-N)
+  -v, --version                    print the version
+  -h, --help                       print this help
 
-Signals: SIGHUP reloads the config (a bad one is logged and the old one kept);
+Signals: SIGHUP reloads the config and the web config (a bad one is logged and the old one kept);
 SIGTERM/SIGINT stop cleanly. Exit codes: 0 clean stop, 2 bad config or arguments, 1 runtime failure.`;
 
 /** Bad arguments: printed with a hint to --help, exit code 2. */
@@ -40,8 +55,11 @@ export class UsageError extends ExporterError {
 
 export type LogLevel = ExporterConfig['logLevel'];
 
+/** Settings of the config file that flags override (they win over the file, also on reload). */
 export interface Overrides {
-  readonly listenAddress?: ListenAddress;
+  /** Every --web.listen-address, in order; the first also stands for listen_address. */
+  readonly listenAddresses?: readonly ListenAddress[];
+  readonly metricsPath?: string;
   readonly logLevel?: LogLevel;
 }
 
@@ -49,35 +67,51 @@ export interface Overrides {
 export const DEMO_SHAPES = ['nested', 'flat'] as const;
 export type DemoShape = (typeof DEMO_SHAPES)[number];
 
+/** HTTP settings that only flags set. */
+export interface WebOptions {
+  readonly configFile?: string;
+  readonly limits: HttpLimits;
+}
+
+export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape };
+
 export type CliCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
-  | { readonly kind: 'check'; readonly configPath: string }
-  | { readonly kind: 'run'; readonly source: { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape }; readonly overrides: Overrides; readonly shard?: ShardSpec };
+  | { readonly kind: 'check'; readonly configPath: string; readonly webConfigFile?: string }
+  | { readonly kind: 'run'; readonly source: RunSource; readonly overrides: Overrides; readonly web: WebOptions; readonly shard?: ShardSpec };
+
+/** Where the demo listens unless told otherwise: simulated data is not for the network. */
+export const DEMO_LISTEN_ADDRESS: ListenAddress = Object.freeze({ host: '127.0.0.1', port: 9228 });
+
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  'check-config': { type: 'boolean' },
+  demo: { type: 'boolean' },
+  'demo-shape': { type: 'string' },
+  'web.listen-address': { type: 'string', multiple: true },
+  'listen-address': { type: 'string', multiple: true },
+  'web.telemetry-path': { type: 'string' },
+  'web.config.file': { type: 'string' },
+  'web.max-requests': { type: 'string' },
+  'web.max-connections': { type: 'string' },
+  'web.read-header-timeout': { type: 'string' },
+  'web.idle-timeout': { type: 'string' },
+  'web.request-timeout': { type: 'string' },
+  'log-level': { type: 'string' },
+  shard: { type: 'string' },
+  'total-shards': { type: 'string' },
+  'shard-from-hostname': { type: 'boolean' },
+  version: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
   if (argv[0] === 'simulate') return { kind: 'simulate', argv: argv.slice(1) };
   let values;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        config: { type: 'string', short: 'c' },
-        'check-config': { type: 'boolean' },
-        demo: { type: 'boolean' },
-        'demo-shape': { type: 'string' },
-        'listen-address': { type: 'string' },
-        'log-level': { type: 'string' },
-        shard: { type: 'string' },
-        'total-shards': { type: 'string' },
-        'shard-from-hostname': { type: 'boolean' },
-        version: { type: 'boolean', short: 'v' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: OPTIONS }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
@@ -87,21 +121,26 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   if (values.demo && values.config !== undefined) throw new UsageError('--demo and --config exclude each other: the demo polls only its simulator');
   // --demo wins over the variable: an explicit flag is what the user asked for now.
   const configPath = values.config ?? (values.demo ? undefined : nonEmpty(env[CONFIG_ENV]));
+  const webConfigFile = values['web.config.file'];
+  if (webConfigFile !== undefined && webConfigFile.trim() === '') throw new UsageError('--web.config.file: empty path');
   if (values['check-config']) {
     if (values.demo) throw new UsageError('--check-config checks a config file; --demo has none');
     if (configPath === undefined) throw new UsageError(`--check-config needs --config FILE (or ${CONFIG_ENV})`);
-    return { kind: 'check', configPath };
+    return { kind: 'check', configPath, ...(webConfigFile !== undefined ? { webConfigFile } : {}) };
   }
-  const overrides = parseOverrides(values['listen-address'], values['log-level']);
+  const overrides = parseOverrides(values);
+  const web: WebOptions = { ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}), limits: parseLimits(values) };
   const shard = shardFromFlags({ shard: values.shard, totalShards: values['total-shards'], fromHostname: values['shard-from-hostname'] }, env.HOSTNAME);
   if (typeof shard === 'string') throw new UsageError(shard);
   const sharding = shard.totalShards > 1 ? { shard } : {};
-  if (values.demo) return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape']) }, overrides, ...sharding };
+  if (values.demo) {
+    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined) }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding };
+  }
   if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {
     throw new UsageError(`no config given: start with --config FILE (or set ${CONFIG_ENV}=FILE); to try it out without a Flussonic server, run with --demo`);
   }
-  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, ...sharding };
+  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, web, ...sharding };
 }
 
 function demoShape(value: string | undefined): DemoShape {
@@ -114,13 +153,31 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-function parseOverrides(listenAddress: string | undefined, logLevel: string | undefined): Overrides {
-  const out: { listenAddress?: ListenAddress; logLevel?: LogLevel } = {};
-  if (listenAddress !== undefined) {
-    const parsed = parseListenAddress(listenAddress);
-    if (typeof parsed === 'string') throw new UsageError(`--listen-address: ${parsed}`);
-    out.listenAddress = parsed;
+type Values = Partial<Record<keyof typeof OPTIONS, string | boolean | string[]>>;
+
+function parseOverrides(values: Values): Overrides {
+  const out: { listenAddresses?: ListenAddress[]; metricsPath?: string; logLevel?: LogLevel } = {};
+  const addresses = [...((values['web.listen-address'] as string[] | undefined) ?? []), ...((values['listen-address'] as string[] | undefined) ?? [])];
+  if (addresses.length > 0) {
+    out.listenAddresses = addresses.map((text) => {
+      const parsed = parseListenAddress(text);
+      if (typeof parsed === 'string') throw new UsageError(`--web.listen-address: ${parsed}`);
+      return parsed;
+    });
+    const seen = new Set<string>();
+    for (const a of out.listenAddresses) {
+      const key = `${a.host}:${a.port}`;
+      if (a.port !== 0 && seen.has(key)) throw new UsageError(`--web.listen-address: ${key} is given twice`);
+      seen.add(key);
+    }
   }
+  const path = values['web.telemetry-path'] as string | undefined;
+  if (path !== undefined) {
+    const problem = metricsPathProblem(path);
+    if (problem) throw new UsageError(`--web.telemetry-path: ${problem}`);
+    out.metricsPath = path;
+  }
+  const logLevel = values['log-level'] as string | undefined;
   if (logLevel !== undefined) {
     if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
     out.logLevel = logLevel as LogLevel;
@@ -128,9 +185,38 @@ function parseOverrides(listenAddress: string | undefined, logLevel: string | un
   return out;
 }
 
+function parseLimits(values: Values): HttpLimits {
+  const count = (flag: 'web.max-requests' | 'web.max-connections', fallback: number): number => {
+    const text = values[flag] as string | undefined;
+    if (text === undefined) return fallback;
+    if (!/^\d{1,9}$/.test(text.trim()) || Number(text) < 1) throw new UsageError(`--${flag}: expected a whole number of at least 1, got ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  const duration = (flag: 'web.read-header-timeout' | 'web.idle-timeout' | 'web.request-timeout', fallback: number): number => {
+    const text = values[flag] as string | undefined;
+    if (text === undefined) return fallback;
+    const ms = parseDuration(text);
+    if (ms === undefined || ms < 1) throw new UsageError(`--${flag}: expected a duration like 10s or 500ms, got ${JSON.stringify(text)}`);
+    return ms;
+  };
+  return {
+    maxRequests: count('web.max-requests', DEFAULT_LIMITS.maxRequests),
+    maxConnections: count('web.max-connections', DEFAULT_LIMITS.maxConnections),
+    readHeaderTimeoutMs: duration('web.read-header-timeout', DEFAULT_LIMITS.readHeaderTimeoutMs),
+    idleTimeoutMs: duration('web.idle-timeout', DEFAULT_LIMITS.idleTimeoutMs),
+    requestTimeoutMs: duration('web.request-timeout', DEFAULT_LIMITS.requestTimeoutMs),
+  };
+}
+
 /** The config with the command-line overrides applied (they win over the file, also on reload). */
 export function applyOverrides(config: ExporterConfig, overrides: Overrides): ExporterConfig {
-  return { ...config, ...overrides };
+  const { listenAddresses, ...rest } = overrides;
+  return { ...config, ...rest, ...(listenAddresses?.[0] ? { listenAddress: listenAddresses[0] } : {}) };
+}
+
+/** Every address to listen on: the flags' when given, else the config's listen_address. */
+export function listenAddresses(config: ExporterConfig, overrides: Overrides): readonly ListenAddress[] {
+  return overrides.listenAddresses ?? [config.listenAddress];
 }
 
 /** A failure of the running exporter (the port is taken): exit code 1. */
@@ -145,6 +231,10 @@ export class RuntimeFailure extends ExporterError {
  */
 export function failureReport(error: unknown): { readonly exitCode: number; readonly text: string } {
   if (error instanceof UsageError) return { exitCode: 2, text: `flussonic-exporter: ${error.message} (see --help)\n` };
+  if (error instanceof WebConfigError) {
+    const lines = error.problems.map((p) => `  ${p}`);
+    return { exitCode: 2, text: `flussonic-exporter: invalid web config ${error.file}: ${error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`}\n${lines.join('\n')}\n` };
+  }
   if (error instanceof ConfigError) {
     const count = error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`;
     const lines = error.problems.map((p) => `  ${p.path ? `${p.path}: ` : ''}${p.message}${p.line !== undefined && p.path ? ` (line ${p.line})` : ''}`);
@@ -158,7 +248,7 @@ export function failureReport(error: unknown): { readonly exitCode: number; read
 export function listenFailure(address: ListenAddress, error: unknown): RuntimeFailure {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const reasons: Readonly<Record<string, string>> = {
-    EADDRINUSE: 'address already in use (another process has the port; choose another with --listen-address)',
+    EADDRINUSE: 'address already in use (another process has the port; choose another with --web.listen-address)',
     EACCES: 'permission denied (ports below 1024 need privileges)',
     EADDRNOTAVAIL: 'address not available on this host',
   };

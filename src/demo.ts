@@ -43,7 +43,7 @@ export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
     const prices = Object.fromEntries(paid.map((p, i) => [p.packageId, { amount: i === 0 ? 9.99 : 4.99, per: '30d', currency: 'EUR' }]));
     const config = validateConfig(
       {
-        listen_address: ':9228',
+        listen_address: '127.0.0.1:9228',
         poll_interval: '5s',
         servers: [
           {

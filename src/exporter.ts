@@ -17,7 +17,7 @@ import type { CollectorEntry } from './collectors/types.js';
 import type { ExporterConfig } from './config/types.js';
 import { Fleet } from './fleet/fleet.js';
 import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
-import { buildApp } from './http/app.js';
+import { buildApp, type AppDeps } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
 import { builtInCatenaCollectors, targetDescriptions, type CatenaCollectorFactory } from './targets.js';
@@ -42,6 +42,8 @@ export interface ExporterDeps {
   readonly workerEntry?: URL;
   /** This replica's shard (default: the only one, owning every target). */
   readonly shard?: ShardSpec;
+  /** Web config, basic auth and the scrape cap of the HTTP face (src/http/guards.ts). */
+  readonly guards?: AppDeps['guards'];
 }
 
 export interface Exporter {
@@ -111,6 +113,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     statuses: () => pool.statuses(),
     ready: () => pool.ready(),
     fleet,
+    ...(deps.guards ? { guards: deps.guards } : {}),
   });
 
   let stopping: Promise<void> | undefined;

@@ -10,9 +10,13 @@ import type { ExporterConfig } from './config/index.js';
 /** SIGTERM to exit stays below 5 s even when stopping hangs. */
 const STOP_DEADLINE_MS = 4500;
 
-/** `load` re-reads the config (undefined: nothing to reload, as in the demo). */
-export function reloadOnSighup(exporter: Exporter, load: (() => ExporterConfig) | undefined, log: Logger): void {
+/**
+ * `load` re-reads the config (undefined: nothing to reload, as in the demo); `reloadWeb` re-reads
+ * the web config (it logs its own outcome).
+ */
+export function reloadOnSighup(exporter: Exporter, load: (() => ExporterConfig) | undefined, log: Logger, reloadWeb?: () => void): void {
   process.on('SIGHUP', () => {
+    reloadWeb?.();
     if (!load) return log.info('SIGHUP: there is no config file to reload');
     try {
       exporter.reload(load());

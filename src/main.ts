@@ -3,9 +3,12 @@
  * The flussonic-exporter command. Wiring only: arguments, config, logger, exporter, listen,
  * signals. Exit codes: 0 clean stop, 2 bad arguments or config, 1 runtime failure.
  */
-import { applyOverrides, failureReport, listenFailure, parseCli, USAGE, type CliCommand } from './cli.js';
+import { applyOverrides, failureReport, listenAddresses, listenFailure, parseCli, USAGE, type CliCommand } from './cli.js';
 import { loadConfig, type ExporterConfig } from './config/index.js';
 import { createExporter } from './exporter.js';
+import { startListeners, type Listeners } from './http/listen.js';
+import { loadWebConfig } from './http/web-config.js';
+import { WebConfigSource } from './http/web-config-source.js';
 import { reloadOnSighup, untilStopped } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { readVersion } from './version.js';
@@ -22,8 +25,10 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./simulator/cli.js')).runSimulate([...command.argv]);
     case 'check': {
       const { servers, catena, discovery = [] } = loadConfig(command.configPath);
+      if (command.webConfigFile !== undefined) loadWebConfig(command.webConfigFile);
       const sources = discovery.length > 0 ? `, ${discovery.length} discovery sources` : '';
-      return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena${sources})`);
+      const web = command.webConfigFile !== undefined ? `; ${command.webConfigFile}: valid` : '';
+      return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena${sources})${web}`);
     }
     case 'run':
       return run(command);
@@ -31,29 +36,62 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<number> {
-  const { source, overrides } = command;
+  const { source, overrides, web } = command;
   // The simulator is loaded only here: without --demo no simulated data can ever be exported.
   const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape) : undefined;
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path) : demo!.config, overrides);
-  const config = load();
+  let config: ExporterConfig;
+  try {
+    config = load();
+  } catch (error) {
+    await demo?.close();
+    throw error;
+  }
   const logger = createLogger(config.logLevel);
-  const exporter = createExporter({ config, logger, version: readVersion(), ...(command.shard ? { shard: command.shard } : {}) });
+  let webConfig: WebConfigSource;
+  try {
+    // A bad web config stops the start (exit 2); later, a bad one keeps the last good one.
+    webConfig = new WebConfigSource(web.configFile, logger);
+  } catch (error) {
+    await demo?.close();
+    throw error;
+  }
+  const exporter = createExporter({
+    config,
+    logger,
+    version: readVersion(),
+    guards: { webConfig: () => webConfig.current, maxRequests: web.limits.maxRequests },
+    ...(command.shard ? { shard: command.shard } : {}),
+  });
   // Signals are handled from here on: one that arrives while binding the port still stops cleanly.
   let stopping = false;
+  let listeners: Listeners | undefined;
   const stopped = untilStopped(async () => {
     stopping = true;
+    webConfig.close();
     await exporter.stop();
-    await Promise.all([exporter.app.close(), demo?.close()]);
+    // Stop accepting and let running scrapes finish, then close the app (503 to latecomers).
+    await Promise.all([listeners?.close(), exporter.app.close(), demo?.close()]);
   }, logger);
-  reloadOnSighup(exporter, source.kind === 'file' ? load : undefined, logger);
+  reloadOnSighup(exporter, source.kind === 'file' ? load : undefined, logger, () => webConfig.reload('SIGHUP'));
   try {
-    await exporter.app.listen(config.listenAddress);
+    await exporter.app.ready();
+    listeners = await startListeners({
+      handler: exporter.app.routing,
+      addresses: listenAddresses(config, overrides),
+      limits: web.limits,
+      web: webConfig,
+      log: logger,
+      onListenError: listenFailure,
+    });
   } catch (error) {
     await Promise.all([exporter.stop(), demo?.close()]);
-    throw listenFailure(config.listenAddress, error);
+    throw error;
   }
+  webConfig.watch();
   if (demo) logger.warn({ simulator: demo.simulatorUrl }, 'DEMO MODE: the metrics come from an embedded simulator, not from a Flussonic server');
-  logger.info({ address: exporter.app.server.address(), metricsPath: config.metricsPath }, 'listening');
+  for (const address of listeners.addresses) logger.info({ address, tls: listeners.tls, metricsPath: config.metricsPath }, 'listening');
+  if (webConfig.file !== undefined) logger.info({ webConfigFile: webConfig.file, tls: listeners.tls, users: webConfig.current.users.size }, 'web config loaded');
   if (!stopping) exporter.start();
   await stopped;
   return 0;

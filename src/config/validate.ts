@@ -115,10 +115,17 @@ function readListenAddress(top: Section): ExporterConfig['listenAddress'] {
 
 const RESERVED_PATHS = ['/', '/-/healthy', '/-/ready', '/probe', '/sd'];
 
+/** Why a metrics path is not one (also for --web.telemetry-path), or undefined. */
+export function metricsPathProblem(path: string, shown: string = JSON.stringify(path)): string | undefined {
+  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(path) || RESERVED_PATHS.includes(path)) return `must be a path like /metrics, other than ${RESERVED_PATHS.join(' ')}; got ${shown}`;
+  return undefined;
+}
+
 function readMetricsPath(top: Section): string {
   const path = top.string('metrics_path') ?? DEFAULTS.metricsPath;
-  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(path) || RESERVED_PATHS.includes(path)) {
-    top.report('metrics_path', `must be a path like /metrics, other than ${RESERVED_PATHS.join(' ')}; got ${top.run.show(top.at('metrics_path'), path)}`);
+  const problem = metricsPathProblem(path, top.run.show(top.at('metrics_path'), path));
+  if (problem) {
+    top.report('metrics_path', problem);
     return DEFAULTS.metricsPath;
   }
   return path;

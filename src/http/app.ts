@@ -5,7 +5,8 @@
  *    With gzip, one gzip member: the upstream pieces deflated where they were polled, sent as they
  *    are, then the self-metrics as the final deflate block and the trailer (src/metrics/gzip-stream.ts);
  *  - `/` a landing page, `/-/healthy`, `/-/ready`;
- *  - 405 for other methods on these paths, 404 with a short body elsewhere.
+ *  - guards.ts in front of every route: web config headers, basic auth, 405 for other methods
+ *    than GET/HEAD on known paths, the cap of concurrent scrapes; 404 with a short body elsewhere.
  * Fastify logs through a child of the exporter's logger at warn level: no line per request.
  */
 import { Readable } from 'node:stream';
@@ -17,6 +18,9 @@ import type { SelfMetrics } from '../metrics/self.js';
 import type { TargetStatus } from '../poller.js';
 import type { FleetView } from '../fleet/fleet.js';
 import { registerFleetRoutes } from './fleet-routes.js';
+import { installGuards, type GuardOptions } from './guards.js';
+import { DEFAULT_LIMITS } from './limits.js';
+import { NO_WEB_CONFIG } from './web-config.js';
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -30,11 +34,12 @@ export interface AppDeps {
   readonly ready: () => boolean;
   /** Owned targets and shard, for /probe, /sd and the landing page (absent: no such routes). */
   readonly fleet?: FleetView;
+  /** Web config (TLS is the listeners'; headers and auth are applied here) and the scrape cap. Default: none, 40. */
+  readonly guards?: Omit<GuardOptions, 'metricsPath'>;
 }
 
 export const HEALTHY_PATH = '/-/healthy';
 export const READY_PATH = '/-/ready';
-const OTHER_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
@@ -43,16 +48,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
+  // Before any route: the guards learn the known paths from the routes as they are added.
+  installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...deps.guards, metricsPath: deps.metricsPath });
 
   const get = (path: string, handler: (reply: FastifyReply, acceptEncoding: string | undefined) => Promise<FastifyReply> | FastifyReply) => {
     app.get(path, (request, reply) => handler(reply, request.headers['accept-encoding']));
-    // Answered in onRequest, before fastify would look at (and perhaps reject) a request body.
-    app.route({
-      method: [...OTHER_METHODS],
-      url: path,
-      onRequest: async (_request, reply) => methodNotAllowed(reply),
-      handler: async (_request, reply) => methodNotAllowed(reply),
-    });
   };
 
   // The self-metrics rendering is shared by closely following scrapes (SelfMetrics.render); so is
@@ -111,10 +111,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     return reply.code(status >= 400 ? status : 500).type('text/plain; charset=utf-8').send(status < 500 ? 'bad request\n' : 'internal error\n');
   });
   return app;
-}
-
-function methodNotAllowed(reply: FastifyReply): FastifyReply {
-  return reply.code(405).header('allow', 'GET, HEAD').type('text/plain; charset=utf-8').send('method not allowed\n');
 }
 
 /** Whether an Accept-Encoding header admits gzip (`gzip`, `x-gzip` or `*`, with q > 0). */

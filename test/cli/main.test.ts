@@ -136,7 +136,7 @@ describe('the running exporter', () => {
       const exporter = new ExporterProcess(['--config', goodConfig(), '--listen-address', `127.0.0.1:${port}`]);
       const exit = await exporter.exitWithin(10_000);
       expect(exit.code).toBe(1);
-      expect(exporter.stderr.trimEnd().split('\n')).toEqual([`flussonic-exporter: cannot listen on 127.0.0.1:${port}: address already in use (another process has the port; choose another with --listen-address)`]);
+      expect(exporter.stderr.trimEnd().split('\n')).toEqual([`flussonic-exporter: cannot listen on 127.0.0.1:${port}: address already in use (another process has the port; choose another with --web.listen-address)`]);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }

@@ -1,13 +1,14 @@
 /** Arguments to commands, in-process (the spawned-process tests are in main.test.ts). */
 import { describe, expect, test } from 'vitest';
-import { applyOverrides, parseCli, UsageError, CONFIG_ENV } from '../../src/cli.js';
+import { applyOverrides, DEMO_LISTEN_ADDRESS, listenAddresses, parseCli, UsageError, CONFIG_ENV } from '../../src/cli.js';
+import { DEFAULT_LIMITS } from '../../src/http/limits.js';
 import { validateConfig } from '../../src/config/index.js';
 
 const NO_ENV = {};
 
 describe('parseCli', () => {
   test('--config FILE runs from that file', () => {
-    expect(parseCli(['--config', 'a.yaml'], NO_ENV)).toEqual({ kind: 'run', source: { kind: 'file', path: 'a.yaml' }, overrides: {} });
+    expect(parseCli(['--config', 'a.yaml'], NO_ENV)).toEqual({ kind: 'run', source: { kind: 'file', path: 'a.yaml' }, overrides: {}, web: { limits: DEFAULT_LIMITS } });
     expect(parseCli(['-c', 'a.yaml'], NO_ENV)).toMatchObject({ source: { path: 'a.yaml' } });
     expect(parseCli(['--config=a.yaml'], NO_ENV)).toMatchObject({ source: { path: 'a.yaml' } });
   });
@@ -23,7 +24,7 @@ describe('parseCli', () => {
   });
 
   test('--demo runs the demo, also when the variable names a config', () => {
-    expect(parseCli(['--demo'], NO_ENV)).toEqual({ kind: 'run', source: { kind: 'demo', shape: 'nested' }, overrides: {} });
+    expect(parseCli(['--demo'], NO_ENV)).toEqual({ kind: 'run', source: { kind: 'demo', shape: 'nested' }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS] }, web: { limits: DEFAULT_LIMITS } });
     expect(parseCli(['--demo'], { [CONFIG_ENV]: '/etc/fe.yaml' })).toMatchObject({ source: { kind: 'demo' } });
   });
 
@@ -47,9 +48,9 @@ describe('parseCli', () => {
 
   test('overrides are parsed and validated', () => {
     expect(parseCli(['--demo', '--listen-address', '127.0.0.1:0', '--log-level', 'debug'], NO_ENV)).toMatchObject({
-      overrides: { listenAddress: { host: '127.0.0.1', port: 0 }, logLevel: 'debug' },
+      overrides: { listenAddresses: [{ host: '127.0.0.1', port: 0 }], logLevel: 'debug' },
     });
-    expect(() => parseCli(['--demo', '--listen-address', 'nine'], NO_ENV)).toThrow(/^--listen-address: "nine" is not HOST:PORT/);
+    expect(() => parseCli(['--demo', '--listen-address', 'nine'], NO_ENV)).toThrow(/^--web.listen-address: "nine" is not HOST:PORT/);
     expect(() => parseCli(['--demo', '--log-level', 'trace'], NO_ENV)).toThrow(/^--log-level: expected one of debug, info, warn, error/);
   });
 
@@ -69,8 +70,49 @@ describe('parseCli', () => {
 
 test('overrides win over the file', () => {
   const config = validateConfig({ listen_address: ':9228', log_level: 'info', servers: [{ name: 'a', url: 'http://h' }] }, { source: 't', baseDir: '/' });
-  const overridden = applyOverrides(config, { listenAddress: { host: '127.0.0.1', port: 1 }, logLevel: 'error' });
+  const overrides = { listenAddresses: [{ host: '127.0.0.1', port: 1 }, { host: '::1', port: 2 }], metricsPath: '/m', logLevel: 'error' } as const;
+  const overridden = applyOverrides(config, overrides);
   expect(overridden.listenAddress).toEqual({ host: '127.0.0.1', port: 1 });
+  expect(overridden.metricsPath).toBe('/m');
   expect(overridden.logLevel).toBe('error');
+  expect(listenAddresses(overridden, overrides)).toEqual(overrides.listenAddresses);
   expect(applyOverrides(config, {})).toEqual(config);
+  expect(listenAddresses(config, {})).toEqual([{ host: '0.0.0.0', port: 9228 }]);
+});
+
+describe('the ecosystem flags (exporter-toolkit spelling)', () => {
+  test('--web.listen-address is repeatable and --listen-address is its alias', () => {
+    const cmd = parseCli(['--config', 'a.yaml', '--web.listen-address', '127.0.0.1:9228', '--listen-address', '[::1]:9229', '--web.listen-address=:9300'], NO_ENV);
+    expect(cmd).toMatchObject({ overrides: { listenAddresses: [{ host: '127.0.0.1', port: 9228 }, { host: '0.0.0.0', port: 9300 }, { host: '::1', port: 9229 }] } });
+    expect(() => parseCli(['--config', 'a.yaml', '--web.listen-address', ':9228', '--web.listen-address', ':9228'], NO_ENV)).toThrow(/0.0.0.0:9228 is given twice/);
+  });
+
+  test('the demo listens on 127.0.0.1:9228 unless told otherwise', () => {
+    expect(parseCli(['--demo'], NO_ENV)).toMatchObject({ overrides: { listenAddresses: [{ host: '127.0.0.1', port: 9228 }] } });
+    expect(parseCli(['--demo', '--web.listen-address', ':9228'], NO_ENV)).toMatchObject({ overrides: { listenAddresses: [{ host: '0.0.0.0', port: 9228 }] } });
+  });
+
+  test('--web.telemetry-path, --web.config.file, --web.max-requests and the limits', () => {
+    const cmd = parseCli(
+      ['--config', 'a.yaml', '--web.telemetry-path', '/x/metrics', '--web.config.file', 'web.yml', '--web.max-requests', '3', '--web.max-connections', '20', '--web.read-header-timeout', '2s', '--web.idle-timeout', '500ms', '--web.request-timeout', '1m'],
+      NO_ENV,
+    );
+    expect(cmd).toEqual({
+      kind: 'run',
+      source: { kind: 'file', path: 'a.yaml' },
+      overrides: { metricsPath: '/x/metrics' },
+      web: { configFile: 'web.yml', limits: { maxRequests: 3, maxConnections: 20, readHeaderTimeoutMs: 2000, idleTimeoutMs: 500, requestTimeoutMs: 60_000 } },
+    });
+    expect(parseCli(['--check-config', '-c', 'a.yaml', '--web.config.file', 'w.yml'], NO_ENV)).toEqual({ kind: 'check', configPath: 'a.yaml', webConfigFile: 'w.yml' });
+  });
+
+  test('bad values are usage errors naming the flag', () => {
+    const bad = (args: string[], message: RegExp) => expect(() => parseCli(['--demo', ...args], NO_ENV)).toThrow(message);
+    bad(['--web.telemetry-path', 'metrics'], /^--web.telemetry-path: must be a path like \/metrics/);
+    bad(['--web.telemetry-path', '/-/ready'], /^--web.telemetry-path: must be a path/);
+    bad(['--web.max-requests', '0'], /^--web.max-requests: expected a whole number of at least 1, got "0"/);
+    bad(['--web.max-connections', 'many'], /^--web.max-connections: expected a whole number/);
+    bad(['--web.read-header-timeout', '10'], /^--web.read-header-timeout: expected a duration like 10s/);
+    bad(['--web.config.file', ''], /^--web.config.file: empty path/);
+  });
 });

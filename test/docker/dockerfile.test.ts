@@ -31,11 +31,12 @@ function run(command: string[], env: Record<string, string>): Promise<number | n
 
 describe('Dockerfile health check', () => {
   let healthy = true;
+  let status = 200;
   let server: Server;
   let url: string;
   beforeAll(async () => {
     server = createServer((req, res) => {
-      res.statusCode = req.url === '/-/healthy' && healthy ? 200 : 503;
+      res.statusCode = req.url === '/-/healthy' && healthy ? status : 503;
       res.end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -56,6 +57,11 @@ describe('Dockerfile health check', () => {
     expect(await run(command, { HEALTHCHECK_URL: url })).toBe(0);
     healthy = false;
     expect(await run(command, { HEALTHCHECK_URL: url })).toBe(1);
+    // Basic auth from --web.config.file answers 401: the process serves, so it is healthy.
+    healthy = true;
+    status = 401;
+    expect(await run(command, { HEALTHCHECK_URL: url })).toBe(0);
+    status = 200;
   });
 
   test('exits 1 when nothing listens', async () => {

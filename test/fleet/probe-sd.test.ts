@@ -72,7 +72,8 @@ describe('/probe', () => {
     expect((await h.get('/probe')).status).toBe(400);
     expect((await h.get('/probe?target=')).status).toBe(400);
     expect((await h.get('/probe?target=edge-1&target=edge-2')).status).toBe(400);
-    expect((await h.exporter.app.inject({ method: 'POST', url: '/probe?target=edge-1' })).statusCode).toBe(404);
+    const post = await h.exporter.app.inject({ method: 'POST', url: '/probe?target=edge-1' });
+    expect([post.statusCode, post.headers.allow]).toEqual([405, 'GET, HEAD']);
     // Nothing was fetched for any of them.
     expect(sim.requests.count()).toBe(before);
   });

@@ -1,0 +1,119 @@
+/**
+ * The listening sockets: one HTTP or HTTPS server per listen address, all serving the same
+ * Fastify handler under one set of limits. Whether TLS is on is decided at start by the web
+ * config (as exporter-toolkit does); certificates, keys, client CAs and TLS settings follow the
+ * web config's reloads without a restart (server.setSecureContext).
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import type { ListenAddress } from '../config/index.js';
+import { ConnectionGuard, serverTimeouts, type HttpLimits } from './limits.js';
+import type { WebConfigSource } from './web-config-source.js';
+
+export interface ListenOptions {
+  /** Fastify's request handler (`app.routing`, after `app.ready()`). */
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
+  readonly addresses: readonly ListenAddress[];
+  readonly limits: HttpLimits;
+  readonly web: WebConfigSource;
+  readonly log: Logger;
+  /** Turns a listen error into the error to throw (main.ts: a one-line RuntimeFailure). */
+  readonly onListenError: (address: ListenAddress, error: unknown) => Error;
+}
+
+export interface Listeners {
+  readonly addresses: readonly AddressInfo[];
+  readonly tls: boolean;
+  readonly connections: ConnectionGuard;
+  /** Stops accepting, closes idle connections, resolves when the running requests are answered. */
+  close(): Promise<void>;
+}
+
+export async function startListeners(options: ListenOptions): Promise<Listeners> {
+  const { limits, web, log } = options;
+  const tls = web.current.tls !== undefined;
+  const guard = new ConnectionGuard(limits);
+  const servers: Server[] = [];
+  const timeouts = serverTimeouts(limits);
+
+  const make = (): Server => {
+    const settings = web.current.tls;
+    const server: Server = settings ? createHttpsServer({ ...settings.secureOptions, ...timeouts }, options.handler) : createHttpServer(timeouts, options.handler);
+    // A response stalled (a client that stops reading) for this long is dropped.
+    server.timeout = limits.requestTimeoutMs;
+    guard.attach(server);
+    if (settings) server.on('secureConnection', (socket: TLSSocket) => checkClientCert(socket, web, log));
+    // A failed handshake (wrong client certificate, plain HTTP on the TLS port) is the client's
+    // problem: debug, never an error line per probe.
+    server.on('tlsClientError', (error: Error) => log.debug({ reason: error.message }, 'TLS handshake failed'));
+    server.on('clientError', (_error: Error, socket: { destroy(): void }) => socket.destroy());
+    return server;
+  };
+
+  try {
+    for (const address of options.addresses) {
+      const server = make();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ host: address.host, port: address.port }, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }).catch((error: unknown) => {
+        throw options.onListenError(address, error);
+      });
+    }
+  } catch (error) {
+    await closeAll(servers);
+    throw error;
+  }
+
+  web.onChange((next) => {
+    if ((next.tls !== undefined) !== tls) {
+      log.warn({ webConfigFile: web.file, tls }, 'turning TLS on or off takes effect after a restart; the listeners keep their mode');
+      return;
+    }
+    if (next.tls) for (const server of servers) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(next.tls.secureOptions);
+  });
+
+  const addresses = servers.map((s) => s.address() as AddressInfo);
+  return {
+    addresses,
+    tls,
+    connections: guard,
+    close: () => closeAll(servers),
+  };
+}
+
+/**
+ * The client certificate modes Node does not enforce by itself (it only rejects unverified
+ * certificates, with rejectUnauthorized): RequireAnyClientCert wants a certificate, verified or
+ * not; VerifyClientCertIfGiven wants a given one to verify.
+ */
+function checkClientCert(socket: TLSSocket, web: WebConfigSource, log: Logger): void {
+  const mode = web.current.tls?.clientAuth;
+  if (mode !== 'RequireAnyClientCert' && mode !== 'VerifyClientCertIfGiven') return;
+  const cert = socket.getPeerCertificate();
+  const given = cert !== null && typeof cert === 'object' && Object.keys(cert).length > 0;
+  if ((mode === 'RequireAnyClientCert' && !given) || (mode === 'VerifyClientCertIfGiven' && given && !socket.authorized)) {
+    log.debug({ mode }, 'client certificate refused');
+    socket.destroy();
+  }
+}
+
+async function closeAll(servers: readonly Server[]): Promise<void> {
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          if (!server.listening) return resolve();
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        }),
+    ),
+  );
+}
