@@ -56,6 +56,10 @@ export const STREAMS_SELECT: readonly string[] = Object.freeze([
   'stats.publish_enabled',
   'stats.input',
   'stats.transcoder',
+  // Per-input runtime (stream-inputs-map.ts): arrays, so selected whole (see above). `inputs` also
+  // brings the input configuration (URLs, headers); only `stats` of each is read.
+  'stats.inputs',
+  'inputs',
 ]);
 /** Selected only with the `tracks` switch on. */
 export const STREAMS_SELECT_TRACKS: readonly string[] = Object.freeze(['stats.media_info']);

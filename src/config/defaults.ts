@@ -36,7 +36,7 @@ export const DEFAULTS = Object.freeze({
     maxPages: 10_000,
     maxResponseBytes: 64 * 1024 * 1024,
     collectors: collectorDefaults(),
-    families: Object.freeze({ tracks: true, pushes: true, input_errors: true, transcoder_tracks: true }),
+    families: Object.freeze({ tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: false }),
     maxSeries: 100_000,
     sessionsGroupBy: SESSION_GROUP_BY_DEFAULT,
   }),
@@ -62,7 +62,7 @@ export const KNOWN_KEYS = Object.freeze({
   ],
   serverCollectors: [...COLLECTOR_NAMES],
   serverStreams: ['include', 'exclude'],
-  serverFamilies: ['tracks', 'pushes', 'input_errors', 'transcoder_tracks'],
+  serverFamilies: ['tracks', 'pushes', 'input_errors', 'transcoder_tracks', 'inputs'],
   serverSessions: ['group_by'],
   catena: [
     'name', 'url', 'api_key', 'api_key_file', 'poll_interval', 'timeout', 'page_size', 'max_pages', 'max_response_size',
