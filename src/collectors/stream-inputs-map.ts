@@ -5,8 +5,9 @@
  * Where the numbers are:
  * - `inputs[i].stats`: the 23.x/24.x `input_stats` schema (23.05 OpenAPI), and 2025 servers send
  *   the same place (go-flussonic `streams_list` example);
- * - `stats.inputs[i]`: the nested list (deprecated in 21.x, served again by 2025-shaped servers and
- *   by our simulator); read field by field before the flat one, as the catalogue prefers newer.
+ * - `stats.inputs[i]`: the nested list (22.06 OpenAPI: deprecated, to be removed in 21.12; our
+ *   simulator's nested shape serves it beside inputs[i].stats); read field by field before the
+ *   flat one where a document has it. streams.ts does not select it (see STREAMS_SELECT).
  * The label `input` is i, 0-based, the `{index}` of `/streams/{name}/inputs/{index}` (OpenAPI
  * `stream_input_select`: integer, `minimum: 0`). An input URL never becomes a label: it may carry
  * credentials (rtsp://user:pass@...).
