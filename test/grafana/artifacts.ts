@@ -163,6 +163,26 @@ export const PROMETHEUS_BUILTINS = new Set([
 
 const TARGET_LABELS = ['job', 'instance'];
 
+/** Labels with an underscore in their name, which a recording rule's level names whole. */
+const COMPOUND_LABELS = new Set(['stream_group']);
+
+/**
+ * The labels a recording rule keeps, from the level of its name (`level:metric:operation`):
+ * `job_server_stream_group_stream:...` keeps job, server, stream_group and stream.
+ */
+export function levelLabels(record: string): string[] {
+  const parts = record.split(':')[0]!.split('_');
+  const labels: string[] = [];
+  for (let i = 0; i < parts.length; i += 1) {
+    const pair = `${parts[i]}_${parts[i + 1]}`;
+    if (COMPOUND_LABELS.has(pair)) {
+      labels.push(pair);
+      i += 1;
+    } else labels.push(parts[i]!);
+  }
+  return labels;
+}
+
 /**
  * The labels a metric name carries, or undefined for a name that is neither a catalogue family
  * (or a histogram's _bucket/_sum/_count), a recording rule of grafana/rules, nor a Prometheus
@@ -177,7 +197,7 @@ export function labelsOfMetric(name: string, recordNames: ReadonlySet<string>): 
     const histogram = CATALOGUE.find((f) => f.type === 'histogram' && `${f.name}${suffix}` === name);
     if (histogram) return [...TARGET_LABELS, ...histogram.labels, ...(suffix === '_bucket' ? ['le'] : [])];
   }
-  if (recordNames.has(name)) return name.split(':')[0]!.split('_');
+  if (recordNames.has(name)) return levelLabels(name);
   if (PROMETHEUS_BUILTINS.has(name)) return TARGET_LABELS;
   return undefined;
 }
