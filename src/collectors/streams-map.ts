@@ -34,6 +34,7 @@ import {
   percentToRatio,
   prefer,
 } from './fields.js';
+import { mapStreamInputs } from './stream-inputs-map.js';
 
 // ---------------------------------------------------------------------------------------------
 // The families we fill
@@ -121,6 +122,7 @@ export function mapStream(
   mapState(out, name, stats);
   mapTraffic(out, name, stats, input);
   mapInput(out, name, stats, input, config.families);
+  mapStreamInputs(out, name, stream.inputs, stats.inputs, config.families);
   mapTranscoder(out, name, stats, config.families);
   mapDvr(out, name, stats);
   if (config.families.tracks) mapTracks(out, name, stats);

@@ -40,7 +40,7 @@ export const DEFAULTS = Object.freeze({
     maxPages: 10_000,
     maxResponseBytes: 64 * 1024 * 1024,
     collectors: collectorDefaults(),
-    families: Object.freeze({ tracks: true, pushes: true, input_errors: true, transcoder_tracks: true }),
+    families: Object.freeze({ tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: false }),
     maxSeries: 100_000,
     sessionsGroupBy: SESSION_GROUP_BY_DEFAULT,
   }),
@@ -76,7 +76,7 @@ export const KNOWN_KEYS = Object.freeze({
   discoveryFileSd: ['name', 'files', 'template', 'refresh_interval'],
   serverCollectors: [...COLLECTOR_NAMES],
   serverStreams: ['include', 'exclude'],
-  serverFamilies: ['tracks', 'pushes', 'input_errors', 'transcoder_tracks'],
+  serverFamilies: ['tracks', 'pushes', 'input_errors', 'transcoder_tracks', 'inputs'],
   serverSessions: ['group_by'],
   catena: [
     'name', 'url', 'api_key', 'api_key_file', 'poll_interval', 'timeout', 'page_size', 'max_pages', 'max_response_size',

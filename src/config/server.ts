@@ -100,6 +100,7 @@ function readFamilies(section: Section): StreamFamilySwitches {
     pushes: sub.bool('pushes', d.pushes),
     input_errors: sub.bool('input_errors', d.input_errors),
     transcoder_tracks: sub.bool('transcoder_tracks', d.transcoder_tracks),
+    inputs: sub.bool('inputs', d.inputs),
   };
 }
 

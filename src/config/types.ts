@@ -23,6 +23,8 @@ export interface StreamFamilySwitches {
   readonly pushes: boolean;
   readonly input_errors: boolean;
   readonly transcoder_tracks: boolean;
+  /** Per-input bytes, last frame, start time and error (flussonic_stream_input_active is always on). */
+  readonly inputs: boolean;
 }
 
 export interface ServerConfig {

@@ -30,6 +30,8 @@ export interface StreamItem {
   readonly stats?: unknown;
   /** FlatPush[]: configured pushes; in the flat shape their counters are in `pushes[i].stats`. */
   readonly pushes?: unknown;
+  /** Configured inputs; in the flat shape (and in 2025) their runtime is `inputs[i].stats` (stream-inputs-map.ts). */
+  readonly inputs?: unknown;
 }
 
 /** `stats` of a stream, flat and nested fields side by side. */
@@ -92,6 +94,8 @@ export interface StreamStats {
   readonly transcoder?: unknown;
   /** PushCounters[] (nested shape), index-aligned with the stream's `pushes`. */
   readonly push?: unknown;
+  /** InputStats[] (nested shape), index-aligned with the stream's `inputs`. */
+  readonly inputs?: unknown;
 }
 
 /** `stats.input` of the nested (2025) shape. */

@@ -35,6 +35,7 @@ function family(
 
 const S = ['server'] as const;
 const SS = ['server', 'stream'] as const;
+const SSI = ['server', 'stream', 'input'] as const;
 const SD = ['server', 'device'] as const;
 const SC = ['server', 'collector'] as const;
 const PART = ['server', 'path', 'device'] as const;
@@ -144,6 +145,13 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_stream_track_gop_frames', 'gauge', 'streams', ['server', 'stream', 'track'], 'GOP length of a video track in frames (tracks[].avg_gop, else last_gop).'),
   family('flussonic_stream_push_sent_bytes_total', 'counter', 'streams', ['server', 'stream', 'push'], 'Bytes sent by a push of the stream; push is its index (pushes[i].stats.bytes or stats.push[i].bytes).'),
   family('flussonic_stream_push_retries_total', 'counter', 'streams', ['server', 'stream', 'push'], 'Retries of a push of the stream; push is its index.'),
+
+  // Streams, per input: inputs[i].stats / stats.inputs[i]; input = the 0-based index of /streams/{name}/inputs/{index}
+  family('flussonic_stream_input_active', 'gauge', 'streams', SSI, 'Whether this input is selected as active for the stream (active); input is its 0-based index.'),
+  family('flussonic_stream_input_received_bytes_total', 'counter', 'streams', SSI, 'Bytes received by this input instance (bytes); resets when the input reconnects.'),
+  family('flussonic_stream_input_last_frame_timestamp_seconds', 'gauge', 'streams', SSI, 'Unix time of the last frame from this input (last_dts_at / 1000).'),
+  family('flussonic_stream_input_start_time_seconds', 'gauge', 'streams', SSI, 'Unix time when this input connected (connected_at / 1000, else opened_at: seconds up to 23.x, milliseconds in 2025); changes on every reconnect.'),
+  family('flussonic_stream_input_error', 'gauge', 'streams', SSI, '1 when this input reports an error (error), else 0; the error text is not exported.'),
 
   // Sessions: GET /sessions, aggregated by the configured group_by labels
   family('flussonic_sessions', 'gauge', 'sessions', S, 'Sessions open now, by the configured group_by labels.', { groupByLabels: true }),

@@ -62,6 +62,9 @@ export class SimulatorHttp {
         else res.destroy();
       });
     });
+    // Clients reuse idle connections (undici: until the Keep-Alive timeout the server announces);
+    // 5 s (Node's default) let a client that paused a few seconds hit a socket closing under it.
+    this.server.keepAliveTimeout = 65_000;
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));

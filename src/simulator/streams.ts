@@ -26,6 +26,10 @@ const PRIMARY_FAILURE_EVERY = 4 * 3600_000;
 const TRANSCODER_RESTART_EVERY = 12 * 3600_000;
 const PUSH_RETRY_EVERY = 6 * 3600_000;
 const RETRY_INTERVAL = 5_000;
+/** Time from creating an input instance (opened_at) to its network connection (connected_at), ms. */
+const CONNECT_MS = 120;
+/** `input_stats.error` of a failed input (23.x: free text, the last source error). */
+const INPUT_ERROR_TEXT = 'connection refused';
 
 interface InputRuntime {
   id: string;
@@ -38,6 +42,8 @@ interface InputRuntime {
   errors: Record<string, number>;
   /** Sim time until which this input is failed (primary-input failures drive failover). */
   failedUntil: number;
+  /** Sim time of the last frame this input delivered; 0 = none yet. */
+  lastDtsAt: number;
 }
 
 interface PushRuntime {
@@ -156,6 +162,7 @@ export class SimStream {
           retries: 0,
           errors: Object.fromEntries((/^(hls|https?|tshttp|m4f)/.test(url) ? HTTP_INPUT_ERRORS : MPEGTS_INPUT_ERRORS).map((e) => [e, 0])),
           failedUntil: 0,
+          lastDtsAt: i === 0 && this.alive ? this.lastDtsAt : 0,
         }
       );
     });
@@ -252,6 +259,7 @@ export class SimStream {
       if (input) {
         input.bytes += bytes;
         input.frames += Math.round(this.fps * seconds);
+        input.lastDtsAt = now;
         if (churn) for (const key of Object.keys(input.errors)) input.errors[key] = (input.errors[key] as number) + rng.poisson(0.002 * seconds);
       }
       this.lastDtsAt = now;
@@ -266,7 +274,11 @@ export class SimStream {
         this.retryAccumulator -= RETRY_INTERVAL;
         this.retryCount++;
         const input = this.inputs[this.activeInput];
-        if (input) input.retries++;
+        if (input) {
+          // Every reconnect attempt is a new input instance: a new opened_at (and connected_at).
+          input.retries++;
+          input.openedAt = now;
+        }
       }
     }
 
@@ -394,13 +406,17 @@ export class SimStream {
     const inputs = Array.isArray(config.inputs) ? (config.inputs as JsonRecord[]) : [];
     const pushes = Array.isArray(config.pushes) ? (config.pushes as JsonRecord[]) : [];
     if (deps.shape === 'flat') {
-      doc.inputs = inputs.map((input, i) => ({ ...input, stats: this.flatInputStats(i) }));
+      doc.inputs = inputs.map((input, i) => ({ ...input, stats: this.flatInputStats(i, now) }));
       if (pushes.length > 0) doc.pushes = pushes.map((push, i) => ({ ...push, stats: this.flatPushStats(i) }));
       doc.stats = this.flatStats(now, clients);
     } else {
-      doc.inputs = inputs;
+      const stats = this.nestedStats(now, clients, deps);
+      // 2025 servers send each input's runtime both in stats.inputs[i] and in inputs[i].stats
+      // (go-flussonic streams_list example); the same object serves both.
+      const inputStats = Array.isArray(stats.inputs) ? stats.inputs : [];
+      doc.inputs = inputs.map((input, i) => (inputStats[i] ? { ...input, stats: inputStats[i] } : input));
       if (pushes.length > 0) doc.pushes = pushes;
-      doc.stats = this.nestedStats(now, clients, deps);
+      doc.stats = stats;
     }
     this.rendered = doc;
   }
@@ -456,7 +472,8 @@ export class SimStream {
     return stats;
   }
 
-  private flatInputStats(i: number): JsonRecord {
+  /** 23.05 `input_stats`: opened_at in Unix seconds, connected_at and last_dts_at in ms, error text. */
+  private flatInputStats(i: number, now: number): JsonRecord {
     const input = this.inputs[i] as InputRuntime;
     const active = i === this.activeInput && this.alive;
     return {
@@ -464,10 +481,17 @@ export class SimStream {
       url: input.url,
       ip: input.ip,
       opened_at: Math.floor(input.openedAt / 1000),
+      connected_at: input.openedAt + CONNECT_MS,
       bytes: input.bytes,
       active,
-      ...(active ? { last_dts_at: this.lastDtsAt } : {}),
+      ...(input.lastDtsAt > 0 ? { last_dts_at: input.lastDtsAt } : {}),
+      ...(this.inputFailing(i, now) ? { error: INPUT_ERROR_TEXT } : {}),
     };
+  }
+
+  /** A failed input, or the active one of a stream that is down. */
+  private inputFailing(i: number, now: number): boolean {
+    return (this.inputs[i] as InputRuntime).failedUntil > now || (!this.alive && i === this.activeInput);
   }
 
   private flatPushStats(i: number): JsonRecord {
@@ -490,6 +514,7 @@ export class SimStream {
       error_rate: active ? this.inputErrorRate : 0,
       ...input.errors,
     };
+    if (input.lastDtsAt > 0) stats.last_dts_at = input.lastDtsAt;
     if (active) {
       stats.input_switches = this.inputSwitches;
       stats.num_sec_on_primary_input = Math.round(this.secondsOnPrimary);

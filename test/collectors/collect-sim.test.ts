@@ -76,7 +76,7 @@ for (const shape of ['flat', 'nested'] as const) {
       const config = serverConfig(SERVER, sim.url, {
         pageSize: 4,
         streams: { exclude: new RegExp(`^(?:${names[0]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')})$`) },
-        families: { tracks: false, pushes: false, input_errors: false, transcoder_tracks: false },
+        families: { tracks: false, pushes: false, input_errors: false, transcoder_tracks: false, inputs: false },
       });
       sim.requests.clear();
       const out = await collect(sim, config, collectStreams);

@@ -10,7 +10,7 @@ import { findBinary, promtool } from '../helpers/promtool.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 export const SERVER = 'edge-1';
-export const ALL_FAMILIES: StreamFamilySwitches = { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true };
+export const ALL_FAMILIES: StreamFamilySwitches = { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: true };
 export const NO_FILTER: StreamFilter = {};
 
 export function newWriter(): SeriesWriter {

@@ -347,6 +347,7 @@ describe('streams: cardinality controls', () => {
       push: [{ bytes: 1 }],
       media_info: { tracks: [{ track_id: 'v1', content: 'video', bitrate: 1 }] },
     },
+    inputs: [{ url: 'udp://239.0.0.1:1234', stats: { active: true, bytes: 1 } }],
   };
   const familiesOf = (out: SeriesWriter) => [...out.render().keys()];
   const SWITCHED: Record<keyof typeof ALL_FAMILIES, string[]> = {
@@ -357,6 +358,7 @@ describe('streams: cardinality controls', () => {
     pushes: ['flussonic_stream_push_sent_bytes_total'],
     input_errors: ['flussonic_stream_input_errors_total'],
     transcoder_tracks: ['flussonic_stream_transcoder_duplicated_frames_total'],
+    inputs: ['flussonic_stream_input_received_bytes_total', 'flussonic_stream_input_error'],
   };
 
   for (const name of Object.keys(SWITCHED) as (keyof typeof ALL_FAMILIES)[]) {
@@ -375,7 +377,7 @@ describe('streams: cardinality controls', () => {
     const noPushes = streamsSelect({ ...ALL_FAMILIES, pushes: false });
     expect(noPushes).not.toContain('stats.push');
     expect(noPushes).not.toContain('pushes');
-    expect(streamsSelect({ tracks: false, pushes: false, input_errors: false, transcoder_tracks: false })).toEqual([...STREAMS_SELECT]);
+    expect(streamsSelect({ tracks: false, pushes: false, input_errors: false, transcoder_tracks: false, inputs: false })).toEqual([...STREAMS_SELECT]);
   });
 });
 
@@ -384,7 +386,7 @@ describe('streams: select list', () => {
     const select = streamsSelect(ALL_FAMILIES);
     expect(new Set(select).size).toBe(select.length);
     for (const a of select) for (const b of select) if (a !== b) expect(b.startsWith(`${a}.`)).toBe(false);
-    expect(select.every((f) => /^(name|title|named_by|pushes|stats(\.[a-z_]+)?)$/.test(f))).toBe(true);
+    expect(select.every((f) => /^(name|title|named_by|pushes|inputs|stats(\.[a-z_]+)?)$/.test(f))).toBe(true);
   });
 
   it('covers every streams family of the catalogue with some mapping', () => {
@@ -403,6 +405,7 @@ describe('streams: select list', () => {
           transcoder: { qualities: 1, restarts: 0, frames: 0, input_ad_announces: 0, tracks: [{ track_id: 'v1', dup_frames_added: 0, overlimit_frames_removed: 0 }] },
           push: [{ bytes: 0, retries: 0 }],
           bytes_out: 0,
+          inputs: [{ active: true, bytes: 0, last_dts_at: 0 }],
         },
       },
       DEFAULTS,

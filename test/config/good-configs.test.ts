@@ -45,7 +45,7 @@ describe('defaults', () => {
           maxResponseBytes: 64 * 1024 * 1024,
           collectors: DEFAULT_SWITCHES,
           streams: {},
-          families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true },
+          families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: false },
           maxSeries: 100_000,
           sessionsGroupBy: ['stream', 'proto'],
         },
@@ -99,7 +99,7 @@ servers:
     max_response_size: 8MiB
     collectors: { streams: true, sessions: false, server: true, dvrs: false }
     streams: { include: "edge-.*", exclude: ".*-test" }
-    families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true }
+    families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true, inputs: true }
     max_series: 5000
     sessions: { group_by: [country, proto] }
   - name: edge-2
@@ -120,7 +120,7 @@ servers:
       maxPages: 40,
       maxResponseBytes: 8 * 1024 * 1024,
       collectors: { streams: true, sessions: false, server: true, dvrs: false },
-      families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true },
+      families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true, inputs: true },
       maxSeries: 5000,
       sessionsGroupBy: ['country', 'proto'],
     });

@@ -184,27 +184,6 @@ export function levelLabels(record: string): string[] {
 }
 
 /**
- * Names the dashboards already query that another branch adds (helper `inputs`, issue 12): the
- * per-input families and the shape-agnostic restart recording rule, with their labels. Until that
- * branch is merged they are in neither the catalogue nor grafana/rules, and the end-to-end test
- * expects their panels empty. DELETE THIS LIST AFTER MERGING: a name here that has become real
- * fails the tests (see dashboards.test.ts), so it cannot stay stale.
- */
-export const PENDING_MERGE: Readonly<Record<string, readonly string[]>> = {
-  flussonic_stream_input_active: ['server', 'stream', 'input'],
-  flussonic_stream_input_received_bytes_total: ['server', 'stream', 'input'],
-  flussonic_stream_input_last_frame_timestamp_seconds: ['server', 'stream', 'input'],
-  flussonic_stream_input_start_time_seconds: ['server', 'stream', 'input'],
-  flussonic_stream_input_error: ['server', 'stream', 'input'],
-  'job_server_stream:flussonic_stream_restarts:rate5m': ['server', 'stream'],
-};
-
-/** Whether a name is one of PENDING_MERGE that is still not real on this branch. */
-export function isPendingMerge(name: string, recordNames: ReadonlySet<string>): boolean {
-  return name in PENDING_MERGE && !recordNames.has(name) && !CATALOGUE.some((f) => f.name === name);
-}
-
-/**
  * The labels a metric name carries, or undefined for a name that is neither a catalogue family
  * (or a histogram's _bucket/_sum/_count), a recording rule of grafana/rules, nor a Prometheus
  * built-in. Recording rules carry the labels their level names (`job_server_stream:...`).
@@ -220,7 +199,5 @@ export function labelsOfMetric(name: string, recordNames: ReadonlySet<string>): 
   }
   if (recordNames.has(name)) return levelLabels(name);
   if (PROMETHEUS_BUILTINS.has(name)) return TARGET_LABELS;
-  const pending = PENDING_MERGE[name];
-  if (pending) return [...TARGET_LABELS, ...pending];
   return undefined;
 }

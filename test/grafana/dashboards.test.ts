@@ -9,9 +9,7 @@ import {
   allPanels,
   dashboardFiles,
   GRAFANA_DIR,
-  isPendingMerge,
   labelsOfMetric,
-  PENDING_MERGE,
   loadDashboards,
   panelQueries,
   queryName,
@@ -221,11 +219,6 @@ describe('Dashboard queries', () => {
         .map((s) => `${queryName(q)}: ${s.metric || '(no metric name)'}`),
     );
     expect(unknown).toEqual([]);
-  });
-
-  it('name nothing PENDING_MERGE lists once it is real (then delete it from the list in artifacts.ts)', () => {
-    const real = Object.keys(PENDING_MERGE).filter((name) => !isPendingMerge(name, recordNames));
-    expect(real).toEqual([]);
   });
 
   it('filter every selector by every dashboard variable whose label the metric has', () => {

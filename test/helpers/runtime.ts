@@ -19,7 +19,7 @@ export function serverConfig(name: string, url: string, overrides: Partial<Serve
     maxResponseBytes: 64 * 1024 * 1024,
     collectors: { streams: true, sessions: true, server: true, dvrs: false, cluster: false },
     streams: {},
-    families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true },
+    families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: false },
     maxSeries: 500_000,
     sessionsGroupBy: ['stream', 'proto'],
     ...overrides,
