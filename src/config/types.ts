@@ -3,6 +3,7 @@
  * milliseconds, secrets resolved); the poller and collectors never see the loose YAML input.
  */
 import type { LevelWithSilent } from 'pino';
+import type { StreamFilterSources } from './regex.js';
 
 export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs';
 
@@ -12,10 +13,11 @@ export type Credentials =
   | { readonly kind: 'basic'; readonly username: string; readonly password: string }
   | { readonly kind: 'bearer'; readonly token: string };
 
-export interface StreamFilter {
-  readonly include?: RegExp;
-  readonly exclude?: RegExp;
-}
+/**
+ * `streams.include` / `streams.exclude` by their sources (plain data; compiled in regex.ts by
+ * compileStreamFilter() / namePatternMatches()).
+ */
+export type StreamFilter = StreamFilterSources;
 
 /** Per-family-group switches for the heavier stream families. */
 export interface StreamFamilySwitches {
