@@ -29,6 +29,8 @@ export interface ExporterDeps {
   readonly random?: () => number;
   /** Register prom-client's default process/nodejs metrics (default true). */
   readonly defaultMetrics?: boolean;
+  /** Demo mode (simulated data): flussonic_exporter_demo 1 and a banner on the landing page. */
+  readonly demo?: boolean;
 }
 
 export interface Exporter {
@@ -52,7 +54,7 @@ const STOP_GRACE_MS = 4000;
 export function createExporter(deps: ExporterDeps): Exporter {
   const { logger, version } = deps;
   let config = deps.config;
-  const self = new SelfMetrics({ version, defaultMetrics: deps.defaultMetrics });
+  const self = new SelfMetrics({ version, defaultMetrics: deps.defaultMetrics, demo: deps.demo ?? false });
   self.configReloaded(true, Date.now() / 1000);
   const cache = new ExpositionCache();
   const poller = new Poller({ self, cache, log: logger, random: deps.random });
@@ -79,6 +81,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     logger,
     version,
     metricsPath: config.metricsPath,
+    demo: deps.demo ?? false,
     exposition: cache,
     self,
     statuses: () => poller.statuses(),

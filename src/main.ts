@@ -36,7 +36,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path) : demo!.config, overrides);
   const config = load();
   const logger = createLogger(config.logLevel);
-  const exporter = createExporter({ config, logger, version: readVersion() });
+  const exporter = createExporter({ config, logger, version: readVersion(), demo: demo !== undefined });
   // Signals are handled from here on: one that arrives while binding the port still stops cleanly.
   let stopping = false;
   const stopped = untilStopped(async () => {

@@ -25,6 +25,7 @@ import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
 import type { ExpositionCache } from './metrics/exposition.js';
 import type { SelfMetrics } from './metrics/self.js';
+import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
 import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
 
 export interface TargetCollectContext {
@@ -288,14 +289,24 @@ class TargetRunner {
     const dropped: Record<string, number> = {};
     const problems: (ShapeProblem & { collector: string })[] = [];
     let problemCount = 0;
+    const invalid: (InvalidValue & { collector: string })[] = [];
+    let invalidCount = 0;
     let series = 0;
 
     for (const r of results) {
       const name = r.collector.name;
-      const ok = r.error === undefined;
+      // Values out of their family's range were not exported (src/metrics/ranges.ts); mostly such values fail the run.
+      const checks = r.out.checks;
+      if (checks.invalid > 0) {
+        deps.self.invalidValues(target.name, checks.byFamily);
+        invalidCount += checks.invalid;
+        for (const v of checks.examples) if (invalid.length < SHAPE_PROBLEMS_LOGGED) invalid.push({ collector: name, ...v });
+      }
+      const error = r.error ?? (checks.mostlyInvalid ? new InvalidValuesError(checks) : undefined);
+      const ok = error === undefined;
       deps.self.collectorRun(target.name, name, ok, r.durationSeconds, nowSeconds);
       if (!ok) {
-        const { reason, message } = describeFailure(r.error);
+        const { reason, message } = describeFailure(error);
         failures.push(`${name}: ${reason}: ${message}`);
         const fields = { collector: name, reason, durationMs: Math.round(r.durationSeconds * 1000) };
         if (reason === 'internal') this.log.warn({ ...fields, err: r.error }, `collector failed: ${message}`);
@@ -314,6 +325,9 @@ class TargetRunner {
 
     if (Object.keys(dropped).length > 0) {
       this.log.warn({ dropped, maxSeries: target.maxSeries }, 'series over the max_series limit were dropped');
+    }
+    if (invalidCount > 0) {
+      this.log.warn({ count: invalidCount, first: invalid }, 'upstream values outside their valid range were not exported');
     }
     if (problemCount > 0) {
       this.log.warn({ count: problemCount, first: problems }, 'upstream fields with an unexpected type were skipped');
@@ -346,7 +360,7 @@ function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly 
 }
 
 function describeFailure(error: unknown): { reason: string; message: string } {
-  if (error instanceof UpstreamError) return { reason: error.reason, message: error.message };
+  if (error instanceof UpstreamError || error instanceof InvalidValuesError) return { reason: error.reason, message: error.message };
   return { reason: 'internal', message: error instanceof Error ? error.message : String(error) };
 }
 

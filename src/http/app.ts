@@ -27,6 +27,8 @@ export interface AppDeps {
   readonly statuses: () => readonly TargetStatus[];
   /** Whether every target finished its first poll attempt. */
   readonly ready: () => boolean;
+  /** Demo mode: the landing page says the data is simulated. */
+  readonly demo?: boolean;
 }
 
 export const HEALTHY_PATH = '/-/healthy';
@@ -149,7 +151,7 @@ function landingPage(deps: AppDeps): string {
 </head>
 <body>
 <h1>Flussonic exporter</h1>
-<p>Version ${escapeHtml(deps.version)}</p>
+${deps.demo ? '<p class="failed"><strong>Demo mode: simulated data from an embedded simulator, not from a Flussonic server.</strong></p>\n' : ''}<p>Version ${escapeHtml(deps.version)}</p>
 <ul>
 <li><a href="${metrics}">Metrics</a> (${metrics})</li>
 <li><a href="${HEALTHY_PATH}">Health</a></li>
