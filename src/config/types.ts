@@ -67,6 +67,8 @@ export interface CatenaConfig {
   readonly maxResponseBytes: number;
   /** 'now', or how much history to read at first start, in ms. */
   readonly start: { readonly kind: 'now' } | { readonly kind: 'history'; readonly ms: number };
+  /** A record created more than this ahead of the exporter's clock is not counted and does not move the position. */
+  readonly maxClockSkewMs: number;
   readonly stateFile?: string;
   readonly query: {
     readonly type: string;

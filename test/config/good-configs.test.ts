@@ -67,6 +67,7 @@ describe('defaults', () => {
         maxPages: 10_000,
         maxResponseBytes: 64 * 1024 * 1024,
         start: { kind: 'now' },
+        maxClockSkewMs: 300_000,
         query: { type: 'type', createdFrom: 'createdAt_gte', createdBefore: 'createdAt_lt', subscriber: 'subscriberId' },
         prices: new Map(),
       },
