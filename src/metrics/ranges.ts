@@ -91,6 +91,8 @@ export class ValueChecks {
 
   /** Whether the value may be exported; a refused one is counted. */
   accept(def: FamilyDef, value: number, labels: readonly string[]): boolean {
+    // A timestamp of 0 is how upstreams write "never" (a stream nobody watched yet): absent, not nonsense.
+    if (value === 0 && def.range.timestampMaxAheadSeconds !== undefined) return false;
     this.checked++;
     if (inRange(def.range, value, this.nowSeconds)) return true;
     this.invalid++;
