@@ -48,6 +48,7 @@ async function main(): Promise<void> {
       pageSize: 500,
       maxPages: 100_000,
       maxResponseBytes: 64 * 1024 * 1024,
+      maxClockSkewMs: 5 * 60_000,
       start: { kind: 'history', ms: 11 * DAY },
       stateFile: join(dir, 'state.json'),
       query: { type: 'type', createdFrom: 'createdAt_gte', createdBefore: 'createdAt_lt', subscriber: 'subscriberId' },

@@ -44,6 +44,8 @@ export interface ExporterDeps {
   readonly shard?: ShardSpec;
   /** Web config, basic auth and the scrape cap of the HTTP face (src/http/guards.ts). */
   readonly guards?: AppDeps['guards'];
+  /** Demo mode (simulated data): flussonic_exporter_demo 1 and a banner on the landing page. */
+  readonly demo?: boolean;
 }
 
 export interface Exporter {
@@ -69,7 +71,7 @@ const STOP_GRACE_MS = 4000;
 export function createExporter(deps: ExporterDeps): Exporter {
   const { logger, version } = deps;
   let config = deps.config;
-  const self = new SelfMetrics({ version, defaultMetrics: deps.defaultMetrics });
+  const self = new SelfMetrics({ version, defaultMetrics: deps.defaultMetrics, demo: deps.demo ?? false });
   self.configReloaded(true, Date.now() / 1000);
   const cache = new ExpositionCache();
   const userAgent = `flussonic-exporter/${version}`;
@@ -108,6 +110,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     logger,
     version,
     metricsPath: config.metricsPath,
+    demo: deps.demo ?? false,
     exposition: cache,
     self,
     statuses: () => pool.statuses(),

@@ -27,6 +27,7 @@ import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
 import type { TargetChunks } from './metrics/exposition.js';
+import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
 import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
 
 export interface TargetCollectContext {
@@ -83,6 +84,17 @@ export interface TargetStatus {
   };
 }
 
+/** One collector's run in a poll, as the sink reports it. */
+export interface CollectorRun {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly durationSeconds: number;
+  /** Series over the target's max_series, dropped in this run. */
+  readonly dropped: number;
+  /** Upstream values out of their family's range (not exported), by family (src/metrics/ranges.ts). */
+  readonly invalid: Readonly<Record<string, number>>;
+}
+
 /** One poll that ran to its end (a poll cut short by stop or removal reports nothing). */
 export interface PollOutcome {
   readonly target: Target;
@@ -91,7 +103,7 @@ export interface PollOutcome {
   readonly ok: boolean;
   /** Every collector's blocks per family (a good poll). */
   readonly chunks?: TargetChunks;
-  readonly collectors: readonly { readonly name: string; readonly ok: boolean; readonly durationSeconds: number; readonly dropped: number }[];
+  readonly collectors: readonly CollectorRun[];
   readonly status: TargetStatus;
 }
 
@@ -299,13 +311,25 @@ class TargetRunner {
     const dropped: Record<string, number> = {};
     const problems: (ShapeProblem & { collector: string })[] = [];
     let problemCount = 0;
+    const invalid: (InvalidValue & { collector: string })[] = [];
+    let invalidCount = 0;
     let series = 0;
+    // A run's error: its own, or mostly invalid values (ranges.ts); the sink reports the same.
+    const errors = new Map<CollectorResult, unknown>();
 
     for (const r of results) {
       const name = r.collector.name;
-      const ok = r.error === undefined;
+      // Values out of their family's range were not exported (src/metrics/ranges.ts); mostly such values fail the run.
+      const checks = r.out.checks;
+      if (checks.invalid > 0) {
+        invalidCount += checks.invalid;
+        for (const v of checks.examples) if (invalid.length < SHAPE_PROBLEMS_LOGGED) invalid.push({ collector: name, ...v });
+      }
+      const error = r.error ?? (checks.mostlyInvalid ? new InvalidValuesError(checks) : undefined);
+      const ok = error === undefined;
+      errors.set(r, error);
       if (!ok) {
-        const { reason, message } = describeFailure(r.error);
+        const { reason, message } = describeFailure(error);
         failures.push(`${name}: ${reason}: ${message}`);
         const fields = { collector: name, reason, durationMs: Math.round(r.durationSeconds * 1000) };
         if (reason === 'internal') this.log.warn({ ...fields, err: r.error }, `collector failed: ${message}`);
@@ -322,6 +346,9 @@ class TargetRunner {
     if (Object.keys(dropped).length > 0) {
       this.log.warn({ dropped, maxSeries: target.maxSeries }, 'series over the max_series limit were dropped');
     }
+    if (invalidCount > 0) {
+      this.log.warn({ count: invalidCount, first: invalid }, 'upstream values outside their valid range were not exported');
+    }
     if (problemCount > 0) {
       this.log.warn({ count: problemCount, first: problems }, 'upstream fields with an unexpected type were skipped');
     }
@@ -335,9 +362,10 @@ class TargetRunner {
       ...(ok ? { chunks: mergeChunks(results) } : {}),
       collectors: results.map((r) => ({
         name: r.collector.name,
-        ok: r.error === undefined,
+        ok: errors.get(r) === undefined,
         durationSeconds: r.durationSeconds,
-        dropped: r.error === undefined ? r.out.dropped : 0,
+        dropped: errors.get(r) === undefined ? r.out.dropped : 0,
+        invalid: Object.fromEntries(r.out.checks.byFamily),
       })),
       status: this.status,
     });
@@ -361,7 +389,7 @@ function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly 
 }
 
 function describeFailure(error: unknown): { reason: string; message: string } {
-  if (error instanceof UpstreamError) return { reason: error.reason, message: error.message };
+  if (error instanceof UpstreamError || error instanceof InvalidValuesError) return { reason: error.reason, message: error.message };
   return { reason: 'internal', message: error instanceof Error ? error.message : String(error) };
 }
 

@@ -7,7 +7,6 @@
 import type { Logger } from 'pino';
 import type { CatenaCollector, CollectorEntry } from './collectors/types.js';
 import type { CatenaConfig, ExporterConfig, ServerConfig } from './config/types.js';
-import { serverConfigData, serverConfigFromData } from './config/wire.js';
 import type { ApiStats } from './flussonic/api.js';
 import { FlussonicClient } from './flussonic/client.js';
 import type { Target, TargetCollectContext, TargetSpec } from './poller.js';
@@ -38,7 +37,7 @@ export interface TargetDeps {
 /** One description per configured server and Catena service: the set of targets of a config. */
 export function targetDescriptions(config: ExporterConfig): TargetDescription[] {
   return [
-    ...config.servers.map((server) => ({ kind: 'server' as const, config: serverConfigData(server) })),
+    ...config.servers.map((server) => ({ kind: 'server' as const, config: server })),
     ...config.catena.map((catena) => ({ kind: 'catena' as const, config: catena })),
   ];
 }
@@ -47,7 +46,7 @@ export function targetDescriptions(config: ExporterConfig): TargetDescription[] 
 export function targetSpec({ id, target }: AssignedTarget, deps: TargetDeps): TargetSpec {
   const fingerprint = String(id);
   if (target.kind === 'server') {
-    const config = serverConfigFromData(target.config);
+    const config = target.config;
     return { kind: 'server', name: config.name, fingerprint, create: () => serverTarget(config, deps) };
   }
   const config = target.config;

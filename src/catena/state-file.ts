@@ -142,8 +142,16 @@ export type LoadResult =
   /** Unreadable or invalid: set aside under `movedTo`, or left in place when that failed (`moveError`). */
   | { readonly kind: 'set_aside'; readonly reason: string; readonly movedTo?: string; readonly moveError?: string };
 
-/** Reads the state file; a bad one is renamed aside, never left to be overwritten. */
-export async function loadStateFile(path: string, catena: string, nowMs: number): Promise<LoadResult> {
+/** How far ahead of the clock a saved position may be by default (the catena default max_clock_skew). */
+const DEFAULT_MAX_AHEAD_MS = 5 * 60_000;
+
+/**
+ * Reads the state file; a bad one is renamed aside, never left to be overwritten. A position (or
+ * horizon) more than `maxAheadMs` ahead of `nowMs` is bad too: no counted record can be that far
+ * ahead, so the file was written by a clock that was wrong or by hand, and trusting it would skip
+ * every operation until then.
+ */
+export async function loadStateFile(path: string, catena: string, nowMs: number, maxAheadMs = DEFAULT_MAX_AHEAD_MS): Promise<LoadResult> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -158,7 +166,11 @@ export async function loadStateFile(path: string, catena: string, nowMs: number)
     return setAside(path, `not valid JSON: ${errText(err).replace(/, ".*$/s, '')}`, nowMs);
   }
   try {
-    return { kind: 'loaded', ledger: ledgerFromJson(doc, catena) };
+    const ledger = ledgerFromJson(doc, catena);
+    const limit = nowMs + maxAheadMs;
+    if (ledger.position.ms > limit) return setAside(path, `not a valid state: position.ms ${showTime(ledger.position.ms)} is in the future`, nowMs);
+    if (ledger.horizonMs > limit) return setAside(path, `not a valid state: horizonMs ${showTime(ledger.horizonMs)} is in the future`, nowMs);
+    return { kind: 'loaded', ledger };
   } catch (err) {
     if (err instanceof StateFormatError) return setAside(path, `not a valid state: ${err.message}`, nowMs);
     throw err;
@@ -228,6 +240,11 @@ function ms(v: unknown, at: string): number {
 function strings(v: unknown, at: string): string[] {
   if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) throw new StateFormatError(`${at}: expected an array of strings`);
   return v as string[];
+}
+/** ISO 8601 where Date can represent the time, else the number. */
+function showTime(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
 }
 function show(v: unknown): string {
   if (v === undefined) return 'nothing';

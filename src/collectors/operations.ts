@@ -21,6 +21,7 @@ import { OperationsClient, type RejectedRecord } from '../catena/client.js';
 import { emptyLedger, LedgerDraft, OTHER_OPERATION, type CreationLookup, type Ledger } from '../catena/ledger.js';
 import { compareOperations, CREATE_SUBSCRIPTION, KNOWN_OPERATION_TYPES, type Operation } from '../catena/records.js';
 import { ledgerToJson, loadStateFile, saveStateFile } from '../catena/state-file.js';
+import { FutureRecords } from '../catena/future.js';
 import { formatIsoMs } from '../catena/time.js';
 import { familyByName } from '../metrics/catalogue.js';
 import type { SeriesWriter } from '../metrics/series.js';
@@ -34,6 +35,7 @@ const BILLED_AMOUNT = familyByName('flussonic_catena_billed_amount_total');
 const UNMATCHED = familyByName('flussonic_catena_unmatched_cancellations_total');
 const LAST_OPERATION = familyByName('flussonic_catena_last_operation_timestamp_seconds');
 const PACKAGE_INFO = familyByName('flussonic_catena_package_info');
+const REJECTED = familyByName('flussonic_catena_records_rejected_total');
 
 /** Unreadable records are reported once per operationId; this many ids are remembered for that. */
 const REPORTED_REJECTS_KEPT = 1000;
@@ -78,11 +80,13 @@ export class OperationsCollector implements CatenaCollector {
   /** Whether the state file holds the ledger as it is now (nothing to write after an empty poll). */
   private stateSaved = false;
   private readonly reportedRejects = new Set<string>();
+  private readonly future: FutureRecords;
 
   constructor(
     private readonly config: CatenaConfig,
     private readonly deps: OperationsCollectorDeps,
   ) {
+    this.future = new FutureRecords(config.maxClockSkewMs);
     this.client = new OperationsClient(config, { stats: deps.stats, userAgent: deps.userAgent, retryBackoffMs: deps.retryBackoffMs });
   }
 
@@ -93,9 +97,10 @@ export class OperationsCollector implements CatenaCollector {
     // Only the new operations are kept: a service that ignores the bound costs time, not memory.
     const fresh: Operation[] = [];
     let read = 0;
+    const nowMs = this.deps.now();
     for await (const page of this.client.walk({ createdFromMs: ledger.position.ms }, ctx.signal)) {
       read += page.operations.length;
-      for (const op of page.operations) if (draft.isNew(op)) fresh.push(op);
+      for (const op of page.operations) if (draft.isNew(op) && !this.future.reject(op, nowMs, ctx.log)) fresh.push(op);
       this.reportRejected(page.rejected, ctx.log);
     }
     // The pages' order is not documented: billing needs time order, so sort.
@@ -112,6 +117,8 @@ export class OperationsCollector implements CatenaCollector {
 
     await this.persist(ledger, ctx.log);
     renderLedger(ledger, this.config.prices, ctx.out);
+    // From 0 once the log has anything (so that increase() sees the first rejection).
+    if (ledger.portals.size > 0 || this.future.count > 0) ctx.out.add(REJECTED, ['future'], this.future.count);
   }
 
   async close(): Promise<void> {
@@ -131,7 +138,7 @@ export class OperationsCollector implements CatenaCollector {
     const fresh = () => emptyLedger(this.config.start.kind === 'now' ? now : now - this.config.start.ms);
     const path = this.config.stateFile;
     if (!path) return fresh();
-    const loaded = await loadStateFile(path, this.config.name, now);
+    const loaded = await loadStateFile(path, this.config.name, now, this.config.maxClockSkewMs);
     if (loaded.kind === 'loaded') {
       const l = loaded.ledger;
       log.info({ path, position: formatIsoMs(l.position.ms), portals: l.portals.size, openSubscriptions: l.open.size }, 'catena state restored');

@@ -22,6 +22,7 @@
  */
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
 import type { SeriesWriter } from '../metrics/series.js';
+import { namePatternMatches } from '../config/regex.js';
 import type { StreamFilter } from '../config/types.js';
 import type { JsonObject, WalkOptions } from '../flussonic/api.js';
 import type { CollectContext, Collector } from './types.js';
@@ -70,7 +71,7 @@ function isFiltering(filter: StreamFilter): boolean {
 }
 
 function filterId(filter: StreamFilter): string {
-  return `${String(filter.include ?? '')}\u0000${String(filter.exclude ?? '')}`;
+  return `${filter.include?.source ?? ''}\u0000${filter.exclude?.source ?? ''}`;
 }
 
 function fieldOf(label: string): string {
@@ -300,7 +301,7 @@ export class SessionsCollector implements Collector {
     let ok = this.admitted.get(stream);
     if (ok === undefined) {
       const { include, exclude } = this.filter;
-      ok = (include === undefined || regexMatches(include, stream)) && (exclude === undefined || !regexMatches(exclude, stream));
+      ok = (include === undefined || namePatternMatches(include, stream)) && (exclude === undefined || !namePatternMatches(exclude, stream));
       // Stream names come and go; a bounded cache keeps it from growing with history.
       if (this.admitted.size >= 100_000) this.admitted.clear();
       this.admitted.set(stream, ok);
@@ -418,11 +419,6 @@ function mergeSorted(a: readonly SessionGroup[], b: readonly SessionGroup[]): Se
   while (i < a.length) out[k++] = a[i++]!;
   while (j < b.length) out[k++] = b[j++]!;
   return out;
-}
-
-function regexMatches(re: RegExp, s: string): boolean {
-  re.lastIndex = 0; // a /g or /y regex remembers where it stopped
-  return re.test(s);
 }
 
 function sameLabels(a: readonly string[], b: readonly string[]): boolean {

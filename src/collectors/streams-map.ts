@@ -5,6 +5,7 @@
  * stats shapes are both read here; where both carry a value, the field the catalogue names first
  * wins (design/metrics.md "Streams").
  */
+import { namePatternMatches } from '../config/regex.js';
 import type { ServerConfig, StreamFamilySwitches, StreamFilter } from '../config/types.js';
 import type { JsonObject } from '../flussonic/api.js';
 import type {
@@ -92,9 +93,9 @@ const INPUT_ERRORS_PREFIX = 'errors_';
 
 /** Whether the stream filter lets this stream name through (no filter: every stream). */
 export function streamPasses(name: string, filter: StreamFilter): boolean {
-  // String.search ignores a RegExp's lastIndex, so a `g` flag cannot make this stateful.
-  if (filter.include && name.search(filter.include) === -1) return false;
-  if (filter.exclude && name.search(filter.exclude) !== -1) return false;
+  // RE2 semantics (src/config/regex.ts): linear in the name's length whatever the pattern.
+  if (filter.include && !namePatternMatches(filter.include, name)) return false;
+  if (filter.exclude && namePatternMatches(filter.exclude, name)) return false;
   return true;
 }
 

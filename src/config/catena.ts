@@ -16,6 +16,7 @@ export function readCatena(section: Section, files: FileContext): CatenaConfig {
     apiKey: readApiKey(section, files),
     ...readPollSettings(section, DEFAULTS.catena),
     start: readStart(section),
+    maxClockSkewMs: section.duration('max_clock_skew', { minMs: 0 }) ?? DEFAULTS.catena.maxClockSkewMs,
     ...(stateFile !== undefined ? { stateFile: isAbsolute(stateFile) ? stateFile : resolve(files.baseDir, stateFile) } : {}),
     query: readQuery(section),
     prices: readPrices(section),

@@ -51,6 +51,8 @@ export const DEFAULTS = Object.freeze({
     timeoutMs: 10_000,
     pageSize: 500,
     maxPages: 10_000,
+    /** Records with createdAt further ahead of the exporter's clock are rejected (not counted yet). */
+    maxClockSkewMs: 5 * 60_000,
     maxResponseBytes: 64 * 1024 * 1024,
     query: Object.freeze({ type: 'type', created_from: 'createdAt_gte', created_before: 'createdAt_lt', subscriber: 'subscriberId' }),
   }),
@@ -80,7 +82,7 @@ export const KNOWN_KEYS = Object.freeze({
   serverSessions: ['group_by'],
   catena: [
     'name', 'url', 'api_key', 'api_key_file', 'poll_interval', 'timeout', 'page_size', 'max_pages', 'max_response_size',
-    'start', 'state_file', 'query', 'prices', 'shard',
+    'start', 'max_clock_skew', 'state_file', 'query', 'prices', 'shard',
   ],
   catenaQuery: ['type', 'created_from', 'created_before', 'subscriber'],
   catenaPrice: ['amount', 'per', 'currency'],

@@ -14,16 +14,28 @@ export interface PathProblem {
   readonly message: string;
 }
 
+/** Problems kept with their messages; more are only counted (the loader shows fewer still). */
+export const MAX_PROBLEMS_KEPT = 1000;
+/** Keys longer than this get no "did you mean" (edit distance is quadratic in the length). */
+const MAX_SUGGESTED_KEY_LENGTH = 64;
+
 /** Shared by every section of one validation run. */
 export class ValidationRun {
   readonly problems: PathProblem[] = [];
+  /** Problems beyond MAX_PROBLEMS_KEPT: counted, not kept (a hostile file may have millions). */
+  more = 0;
   constructor(
     /** Formatted paths whose values came from `${VAR}` expansion. */
     readonly expandedPaths: ReadonlySet<string>,
   ) {}
 
   report(segments: readonly PathSegment[], message: string): void {
-    this.problems.push({ segments, message });
+    if (this.full) this.more++;
+    else this.problems.push({ segments, message });
+  }
+
+  get full(): boolean {
+    return this.problems.length >= MAX_PROBLEMS_KEPT;
   }
 
   /** `"15x"` for messages, or a neutral word when the value must not be shown. */
@@ -104,7 +116,8 @@ export class Section {
   rejectUnknownKeys(known: readonly string[], isExtension: (key: string) => boolean = () => false): void {
     for (const key of Object.keys(this.raw)) {
       if (known.includes(key) || isExtension(key)) continue;
-      const suggestion = closestKey(key, known);
+      // No suggestion for a key that is no typo (too long) or once the problems are only counted.
+      const suggestion = this.run.full || key.length > MAX_SUGGESTED_KEY_LENGTH ? undefined : closestKey(key, known);
       this.report(key, suggestion ? `unknown key (did you mean ${suggestion}?)` : `unknown key (known keys: ${known.join(', ')})`);
     }
   }

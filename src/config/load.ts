@@ -4,25 +4,27 @@
  * The yaml library's own messages quote the source line; those quotes are cut off because the
  * line may hold a password.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../errors.js';
+import { formatByteSize } from './duration.js';
 import { expandEnvironment, type Environment } from './expand.js';
 import { formatPath, type PathSegment } from './path.js';
+import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
 import type { ExporterConfig } from './types.js';
 import { checkConfig, toConfigProblem } from './validate.js';
 
 export function loadConfig(path: string, env: Environment = process.env): ExporterConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(path, [{ path: '', message: `cannot read the config file${code ? ` (${code})` : ''}` }]);
-  }
-  return parseConfigText(text, { source: path, baseDir: dirname(resolve(path)), env });
+  const read = readFileCapped(path, MAX_CONFIG_BYTES);
+  if (!read.ok) throw new ConfigError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
+  return parseConfigText(read.text, { source: path, baseDir: dirname(resolve(path)), env });
 }
+
+/** A config with more problems than this is shown the first ones and the count of the rest. */
+export const MAX_PROBLEMS_SHOWN = 100;
+
+/** The yaml library's bound on alias expansion (its default is 100, set here on purpose). */
+export const MAX_ALIAS_COUNT = 100;
 
 export interface ParseOptions {
   readonly source: string;
@@ -32,30 +34,69 @@ export interface ParseOptions {
 
 /** The same as loadConfig for YAML text already in memory. */
 export function parseConfigText(text: string, options: ParseOptions): ExporterConfig {
+  // The same cap for text that did not come from a file (the limit is on the work, not the file).
+  if (text.length > MAX_CONFIG_BYTES) {
+    throw new ConfigError(options.source, [{ path: '', message: `the config is larger than the ${formatByteSize(MAX_CONFIG_BYTES)} cap` }]);
+  }
   const lineCounter = new LineCounter();
   // merge: `<<: *anchor` lets servers share settings defined once (under an `x-` key).
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+  // uniqueKeys is checked by duplicateKeys() below: the library's own check compares every key
+  // with every earlier one (10,000 keys in one mapping took 5 s).
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, merge: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(options.source, doc.errors.map((error) => yamlProblem(error.message, lineCounter.linePos(error.pos[0]))));
   }
+  const duplicates = duplicateKeys(doc);
+  if (duplicates.length > 0) {
+    throw new ConfigError(options.source, duplicates.map((pos) => yamlProblem('Map keys must be unique', lineCounter.linePos(pos))));
+  }
   let raw: unknown;
   try {
-    raw = doc.toJS({ maxAliasCount: 100 });
+    // Bounds alias expansion ("billion laughs": a few lines that expand to gigabytes).
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     const message = error instanceof Error ? firstLine(error.message) : String(error);
     throw new ConfigError(options.source, [{ path: '', message: `YAML: ${message}` }]);
   }
   const expanded = expandEnvironment(raw, options.env, formatPath);
-  const { config, problems } = checkConfig(expanded.value, { source: options.source, baseDir: options.baseDir, expandedPaths: expanded.expandedPaths });
+  const { config, problems, more } = checkConfig(expanded.value, { source: options.source, baseDir: options.baseDir, expandedPaths: expanded.expandedPaths });
   // A value whose expansion failed was reported already; what validation says about the
   // resulting empty value would only repeat it.
   const failedPaths = new Set(expanded.problems.map((p) => formatPath(p.segments)));
   const all = [...expanded.problems, ...problems.filter((p) => !failedPaths.has(formatPath(p.segments)))];
   if (all.length > 0 || !config) {
-    const located = all.map((problem) => toConfigProblem(problem, lineOf(doc, lineCounter, problem.segments)));
-    throw new ConfigError(options.source, located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+    // Finding a line costs a walk of the mapping: only the problems shown are located.
+    const located = all.slice(0, MAX_PROBLEMS_SHOWN).map((problem) => toConfigProblem(problem, lineOf(doc, lineCounter, problem.segments)));
+    located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    const notShown = Math.max(0, all.length - MAX_PROBLEMS_SHOWN) + more;
+    if (notShown > 0) located.push({ path: '', message: `and ${notShown} more problems not shown` });
+    throw new ConfigError(options.source, located);
   }
   return config;
+}
+
+/** Offsets of keys that repeat an earlier key of the same mapping (scalar keys, by value), in linear time. */
+function duplicateKeys(doc: Document): number[] {
+  const found: number[] = [];
+  // An explicit stack: a deeply nested file must not overflow the call stack here.
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        if (isScalar(pair.key)) {
+          const id = `${typeof pair.key.value}:${String(pair.key.value)}`;
+          if (seen.has(id)) found.push(pair.key.range?.[0] ?? 0);
+          seen.add(id);
+        }
+        stack.push(pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
+  return found.sort((a, b) => a - b);
 }
 
 function yamlProblem(message: string, position: { line: number; col: number }): ConfigProblem {

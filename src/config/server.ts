@@ -4,7 +4,7 @@ import { COLLECTOR_NAMES, DEFAULTS, KNOWN_KEYS } from './defaults.js';
 import type { Section } from './fields.js';
 import { readName, readPollSettings } from './target.js';
 import type { CollectorName, Credentials, ServerConfig, ServerSettings, StreamFamilySwitches, StreamFilter } from './types.js';
-import { readAnchoredRegex, readBaseUrl, readSecret, type FileContext } from './values.js';
+import { readNamePattern, readBaseUrl, readSecret, type FileContext } from './values.js';
 
 export function readServer(section: Section, globalPollIntervalMs: number, files: FileContext): ServerConfig {
   section.rejectUnknownKeys(KNOWN_KEYS.server);
@@ -85,8 +85,8 @@ function readStreamFilter(section: Section): StreamFilter {
   const sub = section.section('streams');
   if (!sub) return {};
   sub.rejectUnknownKeys(KNOWN_KEYS.serverStreams);
-  const include = readAnchoredRegex(sub, 'include');
-  const exclude = readAnchoredRegex(sub, 'exclude');
+  const include = readNamePattern(sub, 'include');
+  const exclude = readNamePattern(sub, 'exclude');
   return { ...(include ? { include } : {}), ...(exclude ? { exclude } : {}) };
 }
 

@@ -1,4 +1,5 @@
 /** What every polled target (Flussonic server or Catena service) has in common. */
+import { pollDeadlineMs } from '../poller.js';
 import { DEFAULTS } from './defaults.js';
 import { formatDuration } from './duration.js';
 import type { Section } from './fields.js';
@@ -30,8 +31,9 @@ export interface PollSettings {
  */
 export function readPollSettings(section: Section, defaults: PollSettings): PollSettings {
   const pollIntervalMs = section.duration('poll_interval', { minMs: DEFAULTS.minPollIntervalMs }) ?? defaults.pollIntervalMs;
-  const timeoutMs = section.duration('timeout', { minMs: 1 }) ?? defaults.timeoutMs;
-  checkTimeoutBelowInterval(section, timeoutMs, pollIntervalMs);
+  const explicit = section.duration('timeout', { minMs: 1 });
+  const timeoutMs = explicit ?? defaultTimeoutMs(defaults.timeoutMs, pollIntervalMs);
+  if (explicit !== undefined) checkTimeoutBelowInterval(section, explicit, pollIntervalMs);
   return {
     pollIntervalMs,
     timeoutMs,
@@ -41,9 +43,17 @@ export function readPollSettings(section: Section, defaults: PollSettings): Poll
   };
 }
 
-/** A request that may take longer than the interval would make polls pile up. */
+/**
+ * The timeout when none is set: like Prometheus's min(scrape_timeout, scrape_interval), but
+ * bounded by the poll's own deadline (below the interval, see pollDeadlineMs), so that a slow
+ * request ends as a `timeout` of that request rather than as the whole poll running out.
+ */
+export function defaultTimeoutMs(defaultMs: number, pollIntervalMs: number): number {
+  return Math.max(1, Math.floor(Math.min(defaultMs, pollDeadlineMs(pollIntervalMs))));
+}
+
+/** A request that may take longer than the interval would make polls pile up: only an explicit timeout is refused. */
 function checkTimeoutBelowInterval(section: Section, timeoutMs: number, pollIntervalMs: number): void {
   if (timeoutMs < pollIntervalMs) return;
-  const timeout = section.has('timeout') ? formatDuration(timeoutMs) : `the default ${formatDuration(timeoutMs)}`;
-  section.report('timeout', `${timeout} must be below the poll interval (${formatDuration(pollIntervalMs)}); set a shorter timeout or a longer poll_interval`);
+  section.report('timeout', `${formatDuration(timeoutMs)} must be below the poll interval (${formatDuration(pollIntervalMs)}); set a shorter timeout or a longer poll_interval (without timeout the default is min(10s, the poll deadline))`);
 }

@@ -3,6 +3,7 @@
  * milliseconds, secrets resolved); the poller and collectors never see the loose YAML input.
  */
 import type { LevelWithSilent } from 'pino';
+import type { StreamFilterSources } from './regex.js';
 
 export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs' | 'cluster';
 
@@ -12,10 +13,11 @@ export type Credentials =
   | { readonly kind: 'basic'; readonly username: string; readonly password: string }
   | { readonly kind: 'bearer'; readonly token: string };
 
-export interface StreamFilter {
-  readonly include?: RegExp;
-  readonly exclude?: RegExp;
-}
+/**
+ * `streams.include` / `streams.exclude` by their sources (plain data; compiled in regex.ts by
+ * compileStreamFilter() / namePatternMatches()).
+ */
+export type StreamFilter = StreamFilterSources;
 
 /** Per-family-group switches for the heavier stream families. */
 export interface StreamFamilySwitches {
@@ -94,6 +96,8 @@ export interface CatenaConfig {
   readonly maxResponseBytes: number;
   /** 'now', or how much history to read at first start, in ms. */
   readonly start: { readonly kind: 'now' } | { readonly kind: 'history'; readonly ms: number };
+  /** A record created more than this ahead of the exporter's clock is not counted and does not move the position. */
+  readonly maxClockSkewMs: number;
   readonly stateFile?: string;
   readonly query: {
     readonly type: string;

@@ -25,13 +25,15 @@ export interface ValidateOptions {
 export interface CheckResult {
   readonly config: ExporterConfig | undefined;
   readonly problems: readonly PathProblem[];
+  /** Problems only counted, beyond the ones in `problems`. */
+  readonly more: number;
 }
 
 /** Validates and returns problems instead of throwing (the loader adds line numbers to them). */
 export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult {
   const run = new ValidationRun(options.expandedPaths ?? new Set());
   const top = Section.of(run, [], raw);
-  if (!top) return { config: undefined, problems: run.problems };
+  if (!top) return { config: undefined, problems: run.problems, more: run.more };
   // Top-level keys starting with `x-` are the user's (YAML anchors to merge into servers), as in docker compose.
   top.rejectUnknownKeys(KNOWN_KEYS.top, (key) => key.startsWith('x-'));
   const files: FileContext = { baseDir: options.baseDir };
@@ -61,7 +63,7 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
     ...(templates.size > 0 ? { templates } : {}),
     ...(discovery.length > 0 ? { discovery } : {}),
   };
-  return { config: run.problems.length === 0 ? config : undefined, problems: run.problems };
+  return { config: run.problems.length === 0 ? config : undefined, problems: run.problems, more: run.more };
 }
 
 /** Validates a loose config value; throws a ConfigError listing every problem. */

@@ -2,11 +2,12 @@
  * Values of the config that need more than a type check: listen addresses, upstream URLs,
  * secrets (inline or from a file) and regexes.
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { DEFAULTS } from './defaults.js';
 import { parseByteSize } from './duration.js';
 import type { Section } from './fields.js';
+import { MAX_SECRET_BYTES, readFileCapped } from './read-capped.js';
+import { compileNamePattern, type NamePattern } from './regex.js';
 
 export interface ListenAddress {
   readonly host: string;
@@ -76,13 +77,12 @@ export function readSecret(section: Section, inlineKey: string, fileKey: string,
   if (filePath !== undefined) {
     where = fileKey;
     const path = isAbsolute(filePath) ? filePath : resolve(files.baseDir, filePath);
-    try {
-      secret = readFileSync(path, 'utf8').replace(/[\r\n]+$/, '');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      section.report(fileKey, `cannot read ${path}${code ? ` (${code})` : ''}`);
+    const read = readFileCapped(path, MAX_SECRET_BYTES);
+    if (!read.ok) {
+      section.report(fileKey, `cannot read ${path} (${read.reason})`);
       return undefined;
     }
+    secret = read.text.replace(/[\r\n]+$/, '');
     if (secret === '') {
       section.report(fileKey, `${path} is empty`);
       return undefined;
@@ -96,29 +96,18 @@ export function readSecret(section: Section, inlineKey: string, fileKey: string,
 }
 
 /**
- * The one place a pattern of the config is compiled: from the YAML here, and from its source again
- * where a config crossed to a worker thread as data (src/config/wire.ts).
+ * A regex matched against a whole name (anchored, like Prometheus relabelling), by RE2's rules
+ * (see regex.ts): `edge-.*` matches `edge-1` but not `my-edge-1`.
  */
-export function compilePattern(source: string): RegExp {
-  return new RegExp(source);
-}
-
-/**
- * A regex matched against a whole name (anchored, like Prometheus relabelling): `edge-.*` matches
- * `edge-1` but not `my-edge-1`.
- */
-export function readAnchoredRegex(section: Section, key: string): RegExp | undefined {
+export function readNamePattern(section: Section, key: string): NamePattern | undefined {
   const source = section.string(key);
   if (source === undefined) return undefined;
-  try {
-    // Compiled alone first: wrapping an unbalanced source like `a)|(b` would make a valid but wrong regex.
-    compilePattern(source);
-    return compilePattern(`^(?:${source})$`);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '') : String(error);
-    section.report(key, `invalid regular expression: ${reason}`);
+  const re = compileNamePattern(source);
+  if (typeof re === 'string') {
+    section.report(key, `invalid regular expression: ${re}`);
     return undefined;
   }
+  return { source };
 }
 
 /** The response body cap: a size like `64MiB`, at least 1KiB. */

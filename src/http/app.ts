@@ -36,6 +36,8 @@ export interface AppDeps {
   readonly fleet?: FleetView;
   /** Web config (TLS is the listeners'; headers and auth are applied here) and the scrape cap. Default: none, 40. */
   readonly guards?: Omit<GuardOptions, 'metricsPath'>;
+  /** Demo mode: the landing page says the data is simulated. */
+  readonly demo?: boolean;
 }
 
 export const HEALTHY_PATH = '/-/healthy';
@@ -155,7 +157,7 @@ function landingPage(deps: AppDeps): string {
 </head>
 <body>
 <h1>Flussonic exporter</h1>
-<p>Version ${escapeHtml(deps.version)}</p>
+${deps.demo ? '<p class="failed"><strong>Demo mode: simulated data from an embedded simulator, not from a Flussonic server.</strong></p>\n' : ''}<p>Version ${escapeHtml(deps.version)}</p>
 ${deps.fleet ? `<p>${escapeHtml(deps.fleet.describe())}; <a href="/sd">/sd</a> lists them for Prometheus, <code>/probe?target=NAME</code> serves one</p>` : ''}
 <ul>
 <li><a href="${metrics}">Metrics</a> (${metrics})</li>

@@ -4,6 +4,8 @@
  * test checks the two against each other, so dashboards and docs cannot drift from the code.
  */
 
+import { rangeFor, type ValueRange } from './ranges.js';
+
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 
 /** Which part of the exporter fills a family: a collector, or the exporter itself. */
@@ -20,6 +22,8 @@ export interface FamilyDef {
   readonly labels: readonly string[];
   readonly help: string;
   readonly groupByLabels?: boolean;
+  /** Valid values (src/metrics/ranges.ts): a value outside is not exported but counted. */
+  readonly range: ValueRange;
 }
 
 function family(
@@ -30,7 +34,7 @@ function family(
   help: string,
   extra: { groupByLabels?: boolean } = {},
 ): FamilyDef {
-  return Object.freeze({ name, type, owner, labels: Object.freeze([...labels]), help, ...extra });
+  return Object.freeze({ name, type, owner, labels: Object.freeze([...labels]), help, ...extra, range: rangeFor(name, type) });
 }
 
 const S = ['server'] as const;
@@ -65,7 +69,9 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_exporter_api_errors_total', 'counter', 'self', ['server', 'endpoint', 'reason'], 'Failed upstream requests by reason: timeout, connection, http, invalid_json, too_large, cursor_loop, auth, shape (a JSON document of the wrong form).'),
   family('flussonic_exporter_api_response_bytes_total', 'counter', 'self', ['server', 'endpoint'], 'Response body bytes read from the upstream API.'),
   family('flussonic_exporter_series_dropped_total', 'counter', 'self', SC, 'Series not exported because a cardinality limit (max_series) was hit.'),
-  family('flussonic_exporter_build_info', 'gauge', 'self', ['version', 'nodejs_version'], 'Build information of the exporter; value 1.'),
+  family('flussonic_exporter_invalid_values_total', 'counter', 'self', ['server', 'family'], 'Upstream values outside their family\'s valid range (counters >= 0, ratios 0..1, sane timestamps and temperatures), not exported.'),
+  family('flussonic_exporter_build_info', 'gauge', 'self', ['version', 'revision', 'nodejs_version'], 'Build information of the exporter (revision: git commit at build time, unknown outside git); value 1.'),
+  family('flussonic_exporter_demo', 'gauge', 'self', [], '1 when the exporter runs in demo mode on simulated data, else 0.'),
   family('flussonic_exporter_config_last_reload_success', 'gauge', 'self', [], '1 if the last configuration (re)load succeeded, else 0.'),
   family('flussonic_exporter_config_last_reload_success_timestamp_seconds', 'gauge', 'self', [], 'Unix time of the last successful configuration (re)load.'),
   family('flussonic_exporter_shard_info', 'gauge', 'self', ['shard', 'total_shards'], 'Which shard this replica is (--shard/--total-shards or the StatefulSet ordinal); value 1.'),
@@ -185,6 +191,7 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_catena_billed_seconds_total', 'counter', 'operations', ['catena', 'portal', 'package'], 'Billed subscription time in seconds: for each cancellation, its time minus the time of the matching creation.'),
   family('flussonic_catena_billed_amount_total', 'counter', 'operations', ['catena', 'portal', 'package', 'currency'], 'Billed amount: billed seconds x the configured package price (only packages with a price).'),
   family('flussonic_catena_unmatched_cancellations_total', 'counter', 'operations', ['catena', 'portal'], 'Cancellations whose creation record was not found in the operations log.'),
+  family('flussonic_catena_records_rejected_total', 'counter', 'operations', ['catena', 'reason'], 'Operation records not counted, by reason: future (createdAt more than max_clock_skew ahead of the exporter\'s clock).'),
   family('flussonic_catena_last_operation_timestamp_seconds', 'gauge', 'operations', ['catena', 'portal'], 'Unix time (createdAt) of the newest operation seen.'),
   family('flussonic_catena_package_info', 'gauge', 'operations', ['catena', 'portal', 'package', 'name'], 'Package name (payload.packageName); value 1.'),
 ]);

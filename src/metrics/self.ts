@@ -12,6 +12,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ApiErrorReason } from '../errors.js';
 import type { ApiStats } from '../flussonic/api.js';
 import type { ApiCounts } from '../workers/protocol.js';
+import { readRevision } from '../version.js';
 import { familiesOf, familyByName, type FamilyDef } from './catalogue.js';
 
 /** Every reason of flussonic_exporter_api_errors_total, exported from 0 once an endpoint is used. */
@@ -27,6 +28,10 @@ type Labels = Record<string, string>;
 
 export interface SelfMetricsOptions {
   readonly version: string;
+  /** Git commit at build time (default: readRevision(), `unknown` outside git). */
+  readonly revision?: string;
+  /** Demo mode: flussonic_exporter_demo 1. */
+  readonly demo?: boolean;
   /** Register prom-client's default process/nodejs metrics (default true). */
   readonly defaultMetrics?: boolean;
 }
@@ -54,7 +59,8 @@ export class SelfMetrics {
 
   constructor(options: SelfMetricsOptions) {
     for (const def of [...familiesOf('self'), familyByName('flussonic_catena_up')]) this.register(def);
-    this.gauge('flussonic_exporter_build_info').set({ version: options.version, nodejs_version: process.versions.node }, 1);
+    this.gauge('flussonic_exporter_build_info').set({ version: options.version, revision: options.revision ?? readRevision(), nodejs_version: process.versions.node }, 1);
+    this.gauge('flussonic_exporter_demo').set(options.demo ? 1 : 0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       for (const name of DEFAULT_METRICS_DROPPED) this.registry.removeSingleMetric(name);
@@ -145,6 +151,13 @@ export class SelfMetrics {
   /** Withdraws one series of a self family (a discovery source that left the config). */
   removeSeries(name: string, labels: Labels): void {
     (this.gauges.get(name) ?? this.counter(name)).remove(labels);
+    this.version++;
+  }
+
+  /** Upstream values refused by their family's range, per family (src/metrics/ranges.ts). */
+  invalidValues(target: string, byFamily: ReadonlyMap<string, number>): void {
+    const counter = this.counter('flussonic_exporter_invalid_values_total');
+    for (const [family, n] of byFamily) counter.inc({ server: target, family }, n);
     this.version++;
   }
 

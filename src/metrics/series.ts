@@ -1,4 +1,5 @@
 import type { FamilyDef } from './catalogue.js';
+import { ValueChecks } from './ranges.js';
 
 /** A value as it arrives from an upstream field: absent and null produce no sample. */
 export type RawValue = number | boolean | null | undefined;
@@ -64,6 +65,8 @@ export class SeriesWriter {
   dropped = 0;
   readonly problems: ShapeProblem[] = [];
   problemCount = 0;
+  /** Values outside their family's range: refused at the entry points below (src/metrics/ranges.ts). */
+  readonly checks = new ValueChecks();
 
   constructor(
     constLabels: readonly (readonly [string, string])[],
@@ -91,6 +94,7 @@ export class SeriesWriter {
       this.recordProblem(def, labelValues, value);
       return;
     }
+    if (!this.checks.accept(def, v, labelValues)) return;
     if (!this.admit()) return;
     this.push(def, `${def.name}${this.labelBlock(def, labelValues, labelNames)} ${formatValue(v)}`);
   }
@@ -117,12 +121,14 @@ export class SeriesWriter {
    * the same constLabels. A number only: the caller has done the checks add() does.
    */
   addSample(def: FamilyDef, labelBlock: string, value: number): void {
+    if (!this.checks.accept(def, value, [labelBlock])) return;
     if (!this.admit()) return;
     this.push(def, `${def.name}${labelBlock} ${formatValue(value)}`);
   }
 
   /** Adds one histogram series (its buckets, sum and count). Counts as one series. */
   addHistogram(def: FamilyDef, labelValues: readonly string[], h: HistogramValue): void {
+    if (!this.checks.accept(def, h.sum, labelValues) || !this.checks.accept(def, h.count, labelValues)) return;
     if (!this.admit()) return;
     const base = this.labelPairs(def, labelValues);
     const withLe = (le: string) => `{${base ? `${base},` : ''}le="${le}"}`;

@@ -247,6 +247,8 @@ export class WorkerPool {
     for (const c of r.collectors) {
       self.collectorRun(r.name, c.name, c.ok, c.durationSeconds, r.at / 1000);
       if (c.ok && c.dropped > 0) self.seriesDropped(r.name, c.name, c.dropped);
+      const invalid = Object.entries(c.invalid);
+      if (invalid.length > 0) self.invalidValues(r.name, new Map(invalid));
     }
     if (r.ok && r.exposition) cache.swapPrepared(key, new Map(r.exposition.map((p) => [p.family, p])));
     else if (!r.ok && !r.keepOnFailure) cache.withdraw(key);

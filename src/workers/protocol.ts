@@ -5,12 +5,12 @@
  * poll's result over. Everything here is plain data (structured clone); the exposition's buffers
  * are transferred, not copied. Collectors, mappers and the catalogue know nothing of this file.
  */
-import type { CatenaConfig, ExporterConfig } from '../config/types.js';
-import type { ServerConfigData } from '../config/wire.js';
+import type { CatenaConfig, ExporterConfig, ServerConfig } from '../config/types.js';
+import type { CollectorRun } from '../poller.js';
 
 /** A target as the main thread describes it: serialisable, built into a poll loop by the worker. */
 export type TargetDescription =
-  | { readonly kind: 'server'; readonly config: ServerConfigData }
+  | { readonly kind: 'server'; readonly config: ServerConfig }
   | { readonly kind: 'catena'; readonly config: CatenaConfig };
 
 /**
@@ -63,13 +63,7 @@ export interface FamilyPiece {
   readonly shift: number;
 }
 
-export interface CollectorRun {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly durationSeconds: number;
-  /** Series over the target's max_series, dropped in this run. */
-  readonly dropped: number;
-}
+export type { CollectorRun };
 
 /** The outcome of one poll of one target. */
 export interface PollResult {

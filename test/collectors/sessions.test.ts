@@ -313,7 +313,7 @@ describe('grouping', () => {
     const watched = [...openPerGroup(r.sim, ['stream'])].sort((x, y) => y[1] - x[1]).map(([name]) => name);
     expect(watched.length).toBeGreaterThan(2);
     const kept = new Set(watched.slice(0, 2));
-    const include = new RegExp(`^(?:${[...kept].map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+    const include = { source: [...kept].map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|') };
     r.config = { ...r.config, streams: { include } };
     const { text } = await r.poll();
     const streams = new Set(samples(text, 'flussonic_sessions').map((s) => s.labels.stream));

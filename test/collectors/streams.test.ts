@@ -319,23 +319,25 @@ describe('streams: cardinality controls', () => {
       .map((l) => /stream="([^"]*)"/.exec(l)?.[1]);
 
   it('include keeps only matching streams, in every per-stream family', () => {
-    const out = mapAll(items, { streams: { include: /^live\// }, families: ALL_FAMILIES });
+    const out = mapAll(items, { streams: { include: { source: 'live/.*' } }, families: ALL_FAMILIES });
     expect(streamsIn(out)).toEqual(['live/a', 'live/b']);
     expect(sampleLines(exposition(out)).every((l) => /stream="live\//.test(l))).toBe(true);
   });
 
   it('exclude drops matching streams', () => {
-    expect(streamsIn(mapAll(items, { streams: { exclude: /^test\// }, families: ALL_FAMILIES }))).toEqual(['live/a', 'live/b', 'vod/x']);
+    expect(streamsIn(mapAll(items, { streams: { exclude: { source: 'test/.*' } }, families: ALL_FAMILIES }))).toEqual(['live/a', 'live/b', 'vod/x']);
   });
 
   it('include and exclude together: included and not excluded', () => {
-    expect(streamsIn(mapAll(items, { streams: { include: /\/a$|vod/, exclude: /^test/ }, families: ALL_FAMILIES }))).toEqual(['live/a', 'vod/x']);
+    expect(streamsIn(mapAll(items, { streams: { include: { source: '.*/a|vod.*' }, exclude: { source: 'test.*' } }, families: ALL_FAMILIES }))).toEqual(['live/a', 'vod/x']);
   });
 
-  it('a global-flag regex filters the same on every call', () => {
-    const config: StreamConfig = { streams: { include: /live/g }, families: ALL_FAMILIES };
-    expect(streamsIn(mapAll(items, config))).toEqual(['live/a', 'live/b']);
-    expect(streamsIn(mapAll(items, config))).toEqual(['live/a', 'live/b']);
+  it('patterns match whole names, and filter the same on every call and after a structured clone', () => {
+    const config: StreamConfig = { streams: { include: { source: 'live' } }, families: ALL_FAMILIES };
+    expect(streamsIn(mapAll(items, config))).toEqual([]);
+    const anchored: StreamConfig = structuredClone({ streams: { include: { source: 'live/[ab]' } }, families: ALL_FAMILIES });
+    expect(streamsIn(mapAll(items, anchored))).toEqual(['live/a', 'live/b']);
+    expect(streamsIn(mapAll(items, anchored))).toEqual(['live/a', 'live/b']);
   });
 
   const RICH: JsonObject = {
@@ -405,7 +407,7 @@ describe('streams: select list', () => {
           transcoder: { qualities: 1, restarts: 0, frames: 0, input_ad_announces: 0, tracks: [{ track_id: 'v1', dup_frames_added: 0, overlimit_frames_removed: 0 }] },
           push: [{ bytes: 0, retries: 0 }],
           bytes_out: 0,
-          inputs: [{ active: true, bytes: 0, last_dts_at: 0 }],
+          inputs: [{ active: true, bytes: 0, last_dts_at: 1_700_000_000_000 }], // a last_dts_at of 0 means never: no sample
         },
       },
       DEFAULTS,

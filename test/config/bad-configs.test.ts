@@ -38,7 +38,7 @@ const BAD: readonly BadCase[] = [
   { what: 'duration with unknown unit', yaml: `${SERVER}poll_interval: 15x\n`, path: 'poll_interval', message: /^"15x" is not a duration: use a number with a unit, e.g. 500ms, 15s, 2m, 1h$/ },
   { what: 'poll interval of zero', yaml: `${SERVER}poll_interval: 0s\n`, path: 'poll_interval', message: /^must be at least 100ms/ },
   { what: 'timeout not below the poll interval', yaml: `${SERVER}    poll_interval: 5s\n    timeout: 5s\n`, path: 'servers[0].timeout', message: /^5s must be below the poll interval \(5s\)/ },
-  { what: 'default timeout above a short interval', yaml: `${SERVER}poll_interval: 2s\n`, path: 'servers[0].timeout', message: /^the default 10s must be below the poll interval \(2s\)/ },
+  { what: 'explicit timeout above a short global interval', yaml: `${SERVER}    timeout: 3s\npoll_interval: 2s\n`, path: 'servers[0].timeout', message: /^3s must be below the poll interval \(2s\)/ },
   { what: 'log level', yaml: `${SERVER}log_level: verbose\n`, path: 'log_level', message: /^expected one of debug, info, warn, error, got "verbose"$/ },
   { what: 'listen address without port', yaml: `${SERVER}listen_address: localhost\n`, path: 'listen_address', message: /is not HOST:PORT/ },
   { what: 'listen port out of range', yaml: `${SERVER}listen_address: ":70000"\n`, path: 'listen_address', message: /^port 70000 is out of range/ },
@@ -72,7 +72,7 @@ const BAD: readonly BadCase[] = [
   { what: 'catena price amount negative', yaml: `${CATENA}    prices:\n      pkg-basic: { amount: -1, per: 30d, currency: EUR }\n`, path: 'catena[0].prices.pkg-basic.amount', message: /^must be at least 0, got -1$/ },
   { what: 'catena price without period', yaml: `${CATENA}    prices:\n      pkg-basic: { amount: 9.99, currency: EUR }\n`, path: 'catena[0].prices.pkg-basic.per', message: /^required$/ },
   { what: 'catena unknown price key', yaml: `${CATENA}    prices:\n      pkg-basic: { amount: 9.99, per: 30d, currency: EUR, vat: 0.2 }\n`, path: 'catena[0].prices.pkg-basic.vat', message: /^unknown key/ },
-  { what: 'catena timeout above interval', yaml: `${CATENA}    poll_interval: 10s\n`, path: 'catena[0].timeout', message: /^the default 10s must be below the poll interval \(10s\)/ },
+  { what: 'catena timeout not below interval', yaml: `${CATENA}    poll_interval: 10s\n    timeout: 10s\n`, path: 'catena[0].timeout', message: /^10s must be below the poll interval \(10s\)/ },
 ];
 
 describe('a bad config is rejected with the path of the problem', () => {

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { COLLECTORS } from '../../src/collectors/index.js';
-import { loadConfig, validateConfig, type ExporterConfig } from '../../src/config/index.js';
+import { compileStreamFilter, loadConfig, namePatternMatches, validateConfig, type ExporterConfig } from '../../src/config/index.js';
 import { ConfigDir } from './config-files.js';
 
 const dir = new ConfigDir();
@@ -73,6 +73,7 @@ describe('defaults', () => {
         maxPages: 10_000,
         maxResponseBytes: 64 * 1024 * 1024,
         start: { kind: 'now' },
+        maxClockSkewMs: 300_000,
         query: { type: 'type', createdFrom: 'createdAt_gte', createdBefore: 'createdAt_lt', subscriber: 'subscriberId' },
         prices: new Map(),
       },
@@ -131,10 +132,13 @@ servers:
   test('stream include/exclude regexes match whole names', () => {
     const [server] = load('servers:\n  - name: a\n    url: http://h\n    streams: { include: "edge-.*", exclude: ".*-test" }\n').servers;
     const { include, exclude } = server!.streams;
-    expect(include!.test('edge-1')).toBe(true);
-    expect(include!.test('my-edge-1')).toBe(false);
-    expect(exclude!.test('edge-1-test')).toBe(true);
-    expect(exclude!.test('edge-1-testing')).toBe(false);
+    expect(server!.streams).toEqual({ include: { source: 'edge-.*' }, exclude: { source: '.*-test' } });
+    expect(namePatternMatches(include!, 'edge-1')).toBe(true);
+    expect(namePatternMatches(include!, 'my-edge-1')).toBe(false);
+    expect(namePatternMatches(exclude!, 'edge-1-test')).toBe(true);
+    expect(namePatternMatches(exclude!, 'edge-1-testing')).toBe(false);
+    const passes = compileStreamFilter(server!.streams);
+    expect(['edge-1', 'edge-1-test', 'core-1'].filter(passes)).toEqual(['edge-1']);
   });
 
   test('a catena entry exactly as issue 5 writes it', () => {

@@ -37,6 +37,7 @@ export function catenaConfig(name: string, url: string, overrides: Partial<Caten
     maxPages: 1000,
     maxResponseBytes: 64 * 1024 * 1024,
     start: { kind: 'now' },
+    maxClockSkewMs: 5 * 60_000,
     query: { type: 'type', createdFrom: 'createdAt_gte', createdBefore: 'createdAt_lt', subscriber: 'subscriberId' },
     prices: new Map(),
     ...overrides,
