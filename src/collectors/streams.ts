@@ -6,9 +6,9 @@
  * Both stats shapes are read: the flat one of 23.x/24.x and the nested one of 2025. Where both
  * carry a value the catalogue's first-named field wins (the newer one, except for `bytes_in` and
  * `out_bandwidth`, which the catalogue names first). The stream filter (`streams.include`,
- * `streams.exclude`) and the family switches (`tracks`, `pushes`, `input_errors`,
- * `transcoder_tracks`) of the server's config apply here; a switched-off group is also left out
- * of `select`, so the server does not send it.
+ * `streams.exclude`) and the family switches of the server's config (`families.*`, see
+ * src/metrics/budget.ts) apply here; a switched-off group is also left out of `select` where it
+ * has fields of its own, so the server does not send it.
  */
 import type { StreamFamilySwitches } from '../config/types.js';
 import { mapStream } from './streams-map.js';
@@ -27,8 +27,6 @@ import type { Collector, CollectContext } from './types.js';
  */
 export const STREAMS_SELECT: readonly string[] = Object.freeze([
   'name',
-  'title',
-  'named_by',
   'stats.alive',
   'stats.status',
   'stats.bitrate',
@@ -43,29 +41,35 @@ export const STREAMS_SELECT: readonly string[] = Object.freeze([
   'stats.retry_count',
   'stats.input_error_rate',
   'stats.ts_delay',
-  'stats.last_dts_at',
-  'stats.opened_at',
   'stats.last_access_at',
   'stats.backup_running',
   'stats.running_transcoder',
   'stats.transcoder_overloaded',
+  'stats.input',
+]);
+/** Selected only with the `details` switch on. */
+export const STREAMS_SELECT_DETAILS: readonly string[] = Object.freeze(['title', 'named_by', 'stats.last_dts_at', 'stats.opened_at', 'stats.publish_enabled']);
+/** Selected only with the `transcoder` or `transcoder_tracks` switch on. */
+export const STREAMS_SELECT_TRANSCODER: readonly string[] = Object.freeze(['stats.transcoder']);
+/** Selected only with the `dvr` switch on. */
+export const STREAMS_SELECT_DVR: readonly string[] = Object.freeze([
   'stats.dvr_enabled',
   'stats.dvr_info',
   'stats.dvr_replication',
   'stats.dvr_replication_running',
-  'stats.publish_enabled',
-  'stats.input',
-  'stats.transcoder',
 ]);
 /** Selected only with the `tracks` switch on. */
 export const STREAMS_SELECT_TRACKS: readonly string[] = Object.freeze(['stats.media_info']);
 /** Selected only with the `pushes` switch on: the nested counters and the flat shape's pushes. */
 export const STREAMS_SELECT_PUSHES: readonly string[] = Object.freeze(['stats.push', 'pushes']);
 
-/** The `select` list for the given family switches. */
+/** The `select` list for the given family switches: a switched-off group is not even sent. */
 export function streamsSelect(families: StreamFamilySwitches): string[] {
   return [
     ...STREAMS_SELECT,
+    ...(families.details ? STREAMS_SELECT_DETAILS : []),
+    ...(families.transcoder || families.transcoder_tracks ? STREAMS_SELECT_TRANSCODER : []),
+    ...(families.dvr ? STREAMS_SELECT_DVR : []),
     ...(families.tracks ? STREAMS_SELECT_TRACKS : []),
     ...(families.pushes ? STREAMS_SELECT_PUSHES : []),
   ];

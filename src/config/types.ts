@@ -3,6 +3,7 @@
  * milliseconds, secrets resolved); the poller and collectors never see the loose YAML input.
  */
 import type { LevelWithSilent } from 'pino';
+import type { StreamFamilyGroup } from '../metrics/budget.js';
 
 export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs';
 
@@ -17,13 +18,11 @@ export interface StreamFilter {
   readonly exclude?: RegExp;
 }
 
-/** Per-family-group switches for the heavier stream families. */
-export interface StreamFamilySwitches {
-  readonly tracks: boolean;
-  readonly pushes: boolean;
-  readonly input_errors: boolean;
-  readonly transcoder_tracks: boolean;
-}
+/**
+ * `servers[].families`: one switch per group of optional stream families (src/metrics/budget.ts
+ * says which families each enables). All off by default.
+ */
+export type StreamFamilySwitches = Readonly<Record<StreamFamilyGroup, boolean>>;
 
 export interface ServerConfig {
   readonly name: string;
@@ -41,8 +40,13 @@ export interface ServerConfig {
   readonly collectors: Readonly<Record<CollectorName, boolean>>;
   readonly streams: StreamFilter;
   readonly families: StreamFamilySwitches;
-  /** Cap of series per collector; beyond it series are dropped and counted. */
+  /**
+   * Cap of series per collector: beyond it optional, then default families are shed whole, and
+   * only then core series dropped (src/metrics/budget.ts); both are counted.
+   */
   readonly maxSeries: number;
+  /** Session groups not seen for this long (and without open sessions) are withdrawn and freed. */
+  readonly staleAfterMs: number;
   /** Grouping labels of the sessions families. */
   readonly sessionsGroupBy: readonly string[];
 }
