@@ -23,6 +23,7 @@
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
+import { tierOf } from './metrics/budget.js';
 import type { ExpositionCache } from './metrics/exposition.js';
 import type { SelfMetrics } from './metrics/self.js';
 import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
@@ -286,6 +287,7 @@ class TargetRunner {
     const nowSeconds = Date.now() / 1000;
     const failures: string[] = [];
     const dropped: Record<string, number> = {};
+    const shed: Record<string, Record<string, number>> = {};
     const problems: (ShapeProblem & { collector: string })[] = [];
     let problemCount = 0;
     let series = 0;
@@ -308,12 +310,16 @@ class TargetRunner {
         dropped[name] = r.out.dropped;
         deps.self.seriesDropped(target.name, name, r.out.dropped);
       }
+      for (const [family, count] of r.out.shed) {
+        (shed[name] ??= {})[family] = count;
+        deps.self.seriesShed(target.name, name, family, count);
+      }
       problemCount += r.out.problemCount;
       for (const p of r.out.problems) if (problems.length < SHAPE_PROBLEMS_LOGGED) problems.push({ collector: name, ...p });
     }
 
-    if (Object.keys(dropped).length > 0) {
-      this.log.warn({ dropped, maxSeries: target.maxSeries }, 'series over the max_series limit were dropped');
+    if (Object.keys(dropped).length > 0 || Object.keys(shed).length > 0) {
+      this.log.warn({ dropped, shed, maxSeries: target.maxSeries }, overBudgetMessage(target, shed, dropped));
     }
     if (problemCount > 0) {
       this.log.warn({ count: problemCount, first: problems }, 'upstream fields with an unexpected type were skipped');
@@ -343,6 +349,22 @@ function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly 
     }
   }
   return merged;
+}
+
+/**
+ * The one warning of a poll over its budget: what was shed or dropped and the setting to change
+ * (the switches of the shed optional families, else max_series).
+ */
+function overBudgetMessage(target: Target, shed: Record<string, Record<string, number>>, dropped: Record<string, number>): string {
+  const at = `${target.labelName === 'server' ? 'servers' : 'catena'}[${target.name}]`;
+  const families = Object.values(shed).flatMap((byFamily) => Object.keys(byFamily));
+  const switches = [...new Set(families.map((f) => tierOf(f).switch).filter((s) => s !== undefined))].map((s) => `${at}.${s}`);
+  const parts: string[] = [];
+  if (families.length > 0) parts.push(`shed whole families ${families.join(', ')}`);
+  const droppedTotal = Object.values(dropped).reduce((a, b) => a + b, 0);
+  if (droppedTotal > 0) parts.push(`dropped ${droppedTotal} core series`);
+  const fix = switches.length > 0 ? `turn off ${switches.join(', ')} or raise ${at}.max_series` : `raise ${at}.max_series or narrow ${at}.streams`;
+  return `series over ${at}.max_series (${target.maxSeries}): ${parts.join('; ')}; to export everything, ${fix}`;
 }
 
 function describeFailure(error: unknown): { reason: string; message: string } {

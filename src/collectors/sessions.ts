@@ -21,7 +21,7 @@
  * counters (and a gauge of 0), so counters never vanish between polls.
  */
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
-import type { SeriesWriter } from '../metrics/series.js';
+import type { LabelBlock, SeriesWriter } from '../metrics/series.js';
 import type { StreamFilter } from '../config/types.js';
 import type { JsonObject, WalkOptions } from '../flussonic/api.js';
 import type { CollectContext, Collector } from './types.js';
@@ -85,7 +85,7 @@ class SessionGroup {
   /** Open sessions at the last committed poll. */
   open = 0;
   /** The rendered label block, kept across polls (for the writer's constant labels in `blockFor`). */
-  block: string | undefined;
+  block: LabelBlock | undefined;
   opened = 0;
   closed = 0;
   sentBytes = 0;

@@ -123,28 +123,30 @@ export const FAMILY_TIERS: readonly FamilyTier[] = Object.freeze([
   ...CATALOGUE.filter((f) => f.owner === 'self' || f.owner === 'server' || f.owner === 'operations').map((f) => core(f.name)),
 ]);
 
-const BY_FAMILY: ReadonlyMap<string, FamilyTier> = new Map(FAMILY_TIERS.map((t) => [t.family, t]));
+/** A row of the table with its place in the shedding order: -1 for core (never shed). */
+export interface RankedTier extends FamilyTier {
+  readonly shedRank: number;
+}
+
+/** Optional rows in table order, then default rows in table order: the shedding order. */
+const SHED_ORDER: readonly FamilyTier[] = [
+  ...FAMILY_TIERS.filter((t) => t.tier === 'optional'),
+  ...FAMILY_TIERS.filter((t) => t.tier === 'default'),
+];
+
+const BY_FAMILY: ReadonlyMap<string, RankedTier> = new Map(
+  FAMILY_TIERS.map((t) => [t.family, { ...t, shedRank: t.tier === 'core' ? -1 : SHED_ORDER.indexOf(t) }]),
+);
 
 /** The tier row of a family; families missing from the table count as core (never shed). */
-export function tierOf(family: string): FamilyTier {
-  return BY_FAMILY.get(family) ?? { family, tier: 'core' };
+export function tierOf(family: string): RankedTier {
+  return BY_FAMILY.get(family) ?? { family, tier: 'core', shedRank: -1 };
 }
 
-/**
- * How a collector's writer sheds: the non-core families in shedding order. Families not listed
- * (core, or unknown to the table) are never shed.
- */
-export interface ShedPlan {
-  readonly order: readonly string[];
-}
-
-/** The shedding plan over the families of one catalogue owner (collector). */
-export function shedPlanFor(families: readonly string[]): ShedPlan {
+/** The families of one collector (their names) in shedding order, first shed first. */
+export function shedOrderOf(families: readonly string[]): string[] {
   const wanted = new Set(families);
-  const nonCore = FAMILY_TIERS.filter((t) => t.tier !== 'core' && wanted.has(t.family));
-  // optional before default; within a tier, table order
-  const order = [...nonCore.filter((t) => t.tier === 'optional'), ...nonCore.filter((t) => t.tier === 'default')].map((t) => t.family);
-  return { order };
+  return SHED_ORDER.filter((t) => wanted.has(t.family)).map((t) => t.family);
 }
 
 /** Whether a family is on with these switches (core and default: always). */

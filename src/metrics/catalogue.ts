@@ -63,6 +63,7 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_exporter_api_errors_total', 'counter', 'self', ['server', 'endpoint', 'reason'], 'Failed upstream requests by reason: timeout, connection, http, invalid_json, too_large, cursor_loop, auth, shape (a JSON document of the wrong form).'),
   family('flussonic_exporter_api_response_bytes_total', 'counter', 'self', ['server', 'endpoint'], 'Response body bytes read from the upstream API.'),
   family('flussonic_exporter_series_dropped_total', 'counter', 'self', SC, 'Series not exported because a cardinality limit (max_series) was hit.'),
+  family('flussonic_exporter_series_shed_total', 'counter', 'self', ['server', 'collector', 'family'], 'Series of a whole family not exported because the collector\'s max_series was reached: optional families are shed first, then default ones (docs/cardinality.md).'),
   family('flussonic_exporter_build_info', 'gauge', 'self', ['version', 'nodejs_version'], 'Build information of the exporter; value 1.'),
   family('flussonic_exporter_config_last_reload_success', 'gauge', 'self', [], '1 if the last configuration (re)load succeeded, else 0.'),
   family('flussonic_exporter_config_last_reload_success_timestamp_seconds', 'gauge', 'self', [], 'Unix time of the last successful configuration (re)load.'),

@@ -332,11 +332,11 @@ describe('grouping', () => {
 });
 
 describe('max_series', () => {
-  it('drops beyond the cap, counts the drops and keeps the same series every poll', async () => {
+  it('sheds the histograms first, then drops groups beyond the cap, counts both and keeps the same series every poll', async () => {
     const r = await rig({ churn: false, sessions: 150 });
     await r.poll();
     const s = r.sim.world.sessions.list()[0]!;
-    r.sim.world.sessions.close(s.id as string); // a closed session: a histogram, which comes first
+    r.sim.world.sessions.close(s.id as string); // a closed session: a histogram, shed before any group
     r.sim.advance(1000);
     const full = await r.poll();
     const all = parseSamples(full.text);
@@ -346,14 +346,16 @@ describe('max_series', () => {
     expect(full.out.series).toBe(histograms + groups * 4);
     expect(all.length).toBe(histograms * (SESSION_DURATION_BUCKETS.length + 3) + groups * 4);
 
-    const cap = histograms + 4 * 3 + 2; // the histograms, three whole groups and half of a fourth
+    // Over the cap, the histograms (default tier) go whole; then group series past the cap drop.
+    const cap = 4 * 3 + 2; // three whole groups and half of a fourth
     const first = await r.poll(cap);
     expect(first.out.series).toBe(cap);
-    expect(first.out.dropped).toBe(histograms + groups * 4 - cap);
+    expect(first.out.shed).toEqual(new Map([['flussonic_session_duration_seconds', histograms]]));
+    expect(first.out.dropped).toBe(groups * 4 - cap);
     const kept = samples(first.text, 'flussonic_sessions').map((s) => `${s.labels.stream}|${s.labels.proto}`);
     expect(kept).toHaveLength(4);
     expect(samples(first.text, 'flussonic_sessions_closed_total')).toHaveLength(3);
-    expect(samples(first.text, 'flussonic_session_duration_seconds_count')).toHaveLength(1);
+    expect(samples(first.text, 'flussonic_session_duration_seconds_count')).toHaveLength(0);
     r.sim.advance(30_000);
     const second = await r.poll(cap);
     expect(samples(second.text, 'flussonic_sessions').map((s) => `${s.labels.stream}|${s.labels.proto}`)).toEqual(kept);
