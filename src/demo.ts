@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { validateConfig, type ExporterConfig } from './config/index.js';
+import { STREAM_FAMILY_GROUPS } from './metrics/budget.js';
 import { startSimulator } from './simulator/index.js';
 
 export interface Demo {
@@ -39,7 +40,16 @@ export async function startDemo(): Promise<Demo> {
       {
         listen_address: ':9228',
         poll_interval: '5s',
-        servers: [{ name: 'demo', url: simulator.url, timeout: '4s', collectors: { streams: true, sessions: true, server: true, dvrs: true } }],
+        servers: [
+          {
+            name: 'demo',
+            url: simulator.url,
+            timeout: '4s',
+            collectors: { streams: true, sessions: true, server: true, dvrs: true },
+            // Every optional family group on (50 streams): the demo shows what each panel can show.
+            families: Object.fromEntries(STREAM_FAMILY_GROUPS.map((g) => [g, true])),
+          },
+        ],
         catena: [{ name: 'demo', url: simulator.url, api_key: apiKey, poll_interval: '15s', start: '24h', prices }],
       },
       { source: 'demo config', baseDir: process.cwd() },
