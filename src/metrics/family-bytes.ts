@@ -24,20 +24,44 @@ export class FamilyBytes {
   }
 
   bytes(b: Uint8Array): void {
-    this.reserve(b.length);
-    this.chunk.set(b, this.pos);
-    this.pos += b.length;
+    const n = b.length;
+    this.reserve(n);
+    const c = this.chunk;
+    let p = this.pos;
+    // Names and label blocks are a few dozen bytes: a loop beats TypedArray.set's call overhead.
+    if (n <= 64) for (let i = 0; i < n; i++) c[p++] = b[i]!;
+    else {
+      c.set(b, p);
+      p += n;
+    }
+    this.pos = p;
   }
 
   /** ASCII only (family names, numbers, `le` values). */
   ascii(s: string): void {
-    this.reserve(s.length);
-    this.pos += this.chunk.write(s, this.pos, 'latin1');
+    const n = s.length;
+    this.reserve(n);
+    const c = this.chunk;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) c[p++] = s.charCodeAt(i);
+    this.pos = p;
   }
 
+  /** Any text: ASCII copied code by code (most label values), the rest encoded by Buffer.write. */
   utf8(s: string): void {
-    this.reserve(s.length * 3);
-    this.pos += this.chunk.write(s, this.pos, 'utf8');
+    const n = s.length;
+    this.reserve(n * 3);
+    const c = this.chunk;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) {
+      const code = s.charCodeAt(i);
+      if (code > 0x7f) {
+        this.pos = p + c.write(i === 0 ? s : s.slice(i), p, 'utf8');
+        return;
+      }
+      c[p++] = code;
+    }
+    this.pos = p;
   }
 
   byte(b: number): void {
