@@ -11,7 +11,7 @@ export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--listen-address HOST:PORT] [--log-level LEVEL]
   flussonic-exporter --config FILE --check-config
-  flussonic-exporter --demo [--listen-address HOST:PORT] [--log-level LEVEL]
+  flussonic-exporter --demo [--demo-shape flat|nested] [--listen-address HOST:PORT] [--log-level LEVEL]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
 Prometheus exporter for Flussonic Media Server (API v3) and the Catena operations log.
@@ -20,6 +20,7 @@ Options:
   -c, --config FILE           YAML config (default: $${CONFIG_ENV}); see config.example.yaml
       --check-config          validate the config, print every problem, exit 0 (valid) or 2
       --demo                  poll an embedded simulator on a loopback port (simulated data!)
+      --demo-shape SHAPE      stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
       --listen-address H:P    where /metrics is served, overrides listen_address (default :9228)
       --log-level LEVEL       debug | info | warn | error, overrides log_level
   -v, --version               print the version
@@ -40,12 +41,16 @@ export interface Overrides {
   readonly logLevel?: LogLevel;
 }
 
+/** The stream stats shape the demo's simulator serves: flat (23.x/24.x) or nested (2025). */
+export const DEMO_SHAPES = ['nested', 'flat'] as const;
+export type DemoShape = (typeof DEMO_SHAPES)[number];
+
 export type CliCommand =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
   | { readonly kind: 'check'; readonly configPath: string }
-  | { readonly kind: 'run'; readonly source: { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo' }; readonly overrides: Overrides };
+  | { readonly kind: 'run'; readonly source: { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape }; readonly overrides: Overrides };
 
 export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
   if (argv[0] === 'simulate') return { kind: 'simulate', argv: argv.slice(1) };
@@ -59,6 +64,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         config: { type: 'string', short: 'c' },
         'check-config': { type: 'boolean' },
         demo: { type: 'boolean' },
+        'demo-shape': { type: 'string' },
         'listen-address': { type: 'string' },
         'log-level': { type: 'string' },
         version: { type: 'boolean', short: 'v' },
@@ -80,11 +86,18 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     return { kind: 'check', configPath };
   }
   const overrides = parseOverrides(values['listen-address'], values['log-level']);
-  if (values.demo) return { kind: 'run', source: { kind: 'demo' }, overrides };
+  if (values.demo) return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape']) }, overrides };
+  if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {
     throw new UsageError(`no config given: start with --config FILE (or set ${CONFIG_ENV}=FILE); to try it out without a Flussonic server, run with --demo`);
   }
   return { kind: 'run', source: { kind: 'file', path: configPath }, overrides };
+}
+
+function demoShape(value: string | undefined): DemoShape {
+  if (value === undefined) return 'nested';
+  if (!(DEMO_SHAPES as readonly string[]).includes(value)) throw new UsageError(`--demo-shape: expected one of ${DEMO_SHAPES.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as DemoShape;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -4,8 +4,8 @@
  * only for --demo, so simulated data is never exported unasked.
  */
 import { randomBytes } from 'node:crypto';
-import { validateConfig, type ExporterConfig } from './config/index.js';
-import { STREAM_FAMILY_GROUPS } from './metrics/budget.js';
+import type { DemoShape } from './cli.js';
+import { KNOWN_KEYS, validateConfig, type ExporterConfig } from './config/index.js';
 import { startSimulator } from './simulator/index.js';
 
 export interface Demo {
@@ -19,15 +19,20 @@ export interface Demo {
 const WORLD = { streams: 50, sessions: 1000, gpus: 2, dvrs: 2 } as const;
 const PORTAL = 'demo';
 
-export async function startDemo(): Promise<Demo> {
+/**
+ * `shape` is the stream stats shape the simulator serves (--demo-shape): nested (2025, the default:
+ * input errors and switches, transcoder stats, DVR storage stats) or flat (23.x/24.x: retry_count,
+ * output_bitrate; no DVR storage stats in /dvrs, like those servers).
+ */
+export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
   // A fresh key per run: the simulator listens on loopback only, but nothing guessable anyway.
   const apiKey = randomBytes(16).toString('hex');
   const simulator = await startSimulator({
     ...WORLD,
-    // The 2025 (nested) stats shape with DVR storage stats: the richest set of families (input
-    // errors and switches, transcoder). Only the flat-shape fields (retry_count, output_bitrate) stay empty.
-    shape: 'nested',
-    dvrStats: true,
+    // DVR storage stats only where real servers have them (2025): the demo shows what a server of
+    // that generation shows, no more.
+    shape,
+    dvrStats: shape === 'nested',
     catenaKeys: [{ key: apiKey, portal: PORTAL }],
     host: '127.0.0.1',
     port: 0,
@@ -46,8 +51,8 @@ export async function startDemo(): Promise<Demo> {
             url: simulator.url,
             timeout: '4s',
             collectors: { streams: true, sessions: true, server: true, dvrs: true },
-            // Every optional family group on (50 streams): the demo shows what each panel can show.
-            families: Object.fromEntries(STREAM_FAMILY_GROUPS.map((g) => [g, true])),
+            // Every family group on, also those off by default: the demo shows every panel it can.
+            families: Object.fromEntries(KNOWN_KEYS.serverFamilies.map((group) => [group, true])),
           },
         ],
         catena: [{ name: 'demo', url: simulator.url, api_key: apiKey, poll_interval: '15s', start: '24h', prices }],

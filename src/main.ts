@@ -32,7 +32,7 @@ async function main(argv: readonly string[]): Promise<number> {
 async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<number> {
   const { source, overrides } = command;
   // The simulator is loaded only here: without --demo no simulated data can ever be exported.
-  const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo() : undefined;
+  const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape) : undefined;
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path) : demo!.config, overrides);
   const config = load();
   const logger = createLogger(config.logLevel);

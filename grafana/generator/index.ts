@@ -7,9 +7,10 @@ import { audienceDashboard } from './dashboards/audience.js';
 import { catenaDashboard } from './dashboards/catena.js';
 import { exporterDashboard } from './dashboards/exporter.js';
 import { fleetDashboard } from './dashboards/fleet.js';
+import { sloDashboard } from './dashboards/slo.js';
 import { streamDashboard } from './dashboards/stream.js';
 import { transcodersDashboard } from './dashboards/transcoders.js';
-import type { Dashboard } from './model.js';
+import type { Dashboard } from './board.js';
 
 export interface DashboardFile {
   /** File name under grafana/dashboards/. */
@@ -25,6 +26,7 @@ export function buildDashboards(): DashboardFile[] {
     { file: 'flussonic-transcoders.json', dashboard: transcodersDashboard() },
     { file: 'flussonic-catena.json', dashboard: catenaDashboard() },
     { file: 'flussonic-exporter.json', dashboard: exporterDashboard() },
+    { file: 'flussonic-slo.json', dashboard: sloDashboard() },
   ];
 }
 

@@ -23,8 +23,15 @@ describe('parseCli', () => {
   });
 
   test('--demo runs the demo, also when the variable names a config', () => {
-    expect(parseCli(['--demo'], NO_ENV)).toEqual({ kind: 'run', source: { kind: 'demo' }, overrides: {} });
+    expect(parseCli(['--demo'], NO_ENV)).toEqual({ kind: 'run', source: { kind: 'demo', shape: 'nested' }, overrides: {} });
     expect(parseCli(['--demo'], { [CONFIG_ENV]: '/etc/fe.yaml' })).toMatchObject({ source: { kind: 'demo' } });
+  });
+
+  test('--demo-shape chooses the stats shape of the demo (default nested); alone or misspelt it is refused', () => {
+    expect(parseCli(['--demo', '--demo-shape', 'flat'], NO_ENV)).toMatchObject({ source: { kind: 'demo', shape: 'flat' } });
+    expect(parseCli(['--demo', '--demo-shape=nested'], NO_ENV)).toMatchObject({ source: { kind: 'demo', shape: 'nested' } });
+    expect(() => parseCli(['--demo', '--demo-shape', 'Flat'], NO_ENV)).toThrow(/^--demo-shape: expected one of nested, flat, got "Flat"$/);
+    expect(() => parseCli(['--config', 'a.yaml', '--demo-shape', 'flat'], NO_ENV)).toThrow(/--demo-shape .*add --demo/);
   });
 
   test('--demo with --config is refused (the demo never mixes with real targets)', () => {

@@ -163,6 +163,47 @@ export const PROMETHEUS_BUILTINS = new Set([
 
 const TARGET_LABELS = ['job', 'instance'];
 
+/** Labels with an underscore in their name, which a recording rule's level names whole. */
+const COMPOUND_LABELS = new Set(['stream_group']);
+
+/**
+ * The labels a recording rule keeps, from the level of its name (`level:metric:operation`):
+ * `job_server_stream_group_stream:...` keeps job, server, stream_group and stream.
+ */
+export function levelLabels(record: string): string[] {
+  const parts = record.split(':')[0]!.split('_');
+  const labels: string[] = [];
+  for (let i = 0; i < parts.length; i += 1) {
+    const pair = `${parts[i]}_${parts[i + 1]}`;
+    if (COMPOUND_LABELS.has(pair)) {
+      labels.push(pair);
+      i += 1;
+    } else labels.push(parts[i]!);
+  }
+  return labels;
+}
+
+/**
+ * Names the dashboards already query that another branch adds (helper `inputs`, issue 12): the
+ * per-input families and the shape-agnostic restart recording rule, with their labels. Until that
+ * branch is merged they are in neither the catalogue nor grafana/rules, and the end-to-end test
+ * expects their panels empty. DELETE THIS LIST AFTER MERGING: a name here that has become real
+ * fails the tests (see dashboards.test.ts), so it cannot stay stale.
+ */
+export const PENDING_MERGE: Readonly<Record<string, readonly string[]>> = {
+  flussonic_stream_input_active: ['server', 'stream', 'input'],
+  flussonic_stream_input_received_bytes_total: ['server', 'stream', 'input'],
+  flussonic_stream_input_last_frame_timestamp_seconds: ['server', 'stream', 'input'],
+  flussonic_stream_input_start_time_seconds: ['server', 'stream', 'input'],
+  flussonic_stream_input_error: ['server', 'stream', 'input'],
+  'job_server_stream:flussonic_stream_restarts:rate5m': ['server', 'stream'],
+};
+
+/** Whether a name is one of PENDING_MERGE that is still not real on this branch. */
+export function isPendingMerge(name: string, recordNames: ReadonlySet<string>): boolean {
+  return name in PENDING_MERGE && !recordNames.has(name) && !CATALOGUE.some((f) => f.name === name);
+}
+
 /**
  * The labels a metric name carries, or undefined for a name that is neither a catalogue family
  * (or a histogram's _bucket/_sum/_count), a recording rule of grafana/rules, nor a Prometheus
@@ -177,7 +218,9 @@ export function labelsOfMetric(name: string, recordNames: ReadonlySet<string>): 
     const histogram = CATALOGUE.find((f) => f.type === 'histogram' && `${f.name}${suffix}` === name);
     if (histogram) return [...TARGET_LABELS, ...histogram.labels, ...(suffix === '_bucket' ? ['le'] : [])];
   }
-  if (recordNames.has(name)) return name.split(':')[0]!.split('_');
+  if (recordNames.has(name)) return levelLabels(name);
   if (PROMETHEUS_BUILTINS.has(name)) return TARGET_LABELS;
+  const pending = PENDING_MERGE[name];
+  if (pending) return [...TARGET_LABELS, ...pending];
   return undefined;
 }

@@ -3,9 +3,11 @@
  * loopback ports, with bounded waits and a stop that always ends the process.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stringify as stringifyYaml } from 'yaml';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 /** A port that was free a moment ago on 127.0.0.1. */
@@ -126,4 +128,73 @@ export class PrometheusApi {
 export function resultSize(data: QueryData): number {
   if (data.resultType === 'scalar' || data.resultType === 'string') return 1;
   return data.result.length;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The demo exporter scraped by a real Prometheus
+
+export interface DemoStack {
+  readonly api: PrometheusApi;
+  stop(): Promise<void>;
+}
+
+/**
+ * `node dist/main.js --demo --demo-shape SHAPE` and a Prometheus that scrapes it every second
+ * as job `job`, with `ruleFiles` (a glob) loaded; both on free loopback ports, in a temporary
+ * directory that stop() removes. Resolves once both answer; on a failure it stops what it started.
+ */
+export async function startDemoStack(main: string, prometheusPath: string, shape: string, job: string, ruleFiles: string): Promise<DemoStack> {
+  const dir = mkdtempSync(join(tmpdir(), `flussonic-grafana-e2e-${shape}-`));
+  let exporter: Spawned | undefined;
+  let prometheus: Spawned | undefined;
+  const stop = async (): Promise<void> => {
+    await stopProcess(prometheus);
+    await stopProcess(exporter);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const exporterPort = await freePort();
+    const args = [main, '--demo', '--demo-shape', shape, '--listen-address', `127.0.0.1:${exporterPort}`, '--log-level', 'warn'];
+    exporter = spawnLogged(`exporter (${shape})`, process.execPath, args);
+    const ex = exporter;
+    await waitFor(`the ${shape} demo exporter to serve flussonic_up`, 20_000, async () => {
+      if (ex.child.exitCode !== null) throw new Error(`the exporter exited: ${ex.output()}`);
+      const r = await fetch(`http://127.0.0.1:${exporterPort}/metrics`, { signal: AbortSignal.timeout(2000) });
+      const text = await r.text();
+      return r.ok && /^flussonic_up\{/m.test(text) ? true : undefined;
+    });
+
+    const prometheusPort = await freePort();
+    const config = {
+      global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+      rule_files: [ruleFiles],
+      scrape_configs: [
+        {
+          job_name: job,
+          static_configs: [{ targets: [`127.0.0.1:${exporterPort}`] }],
+          // The stream group relabelling grafana/README.md shows: cameras in a group, the rest "default".
+          metric_relabel_configs: [{ source_labels: ['stream'], regex: 'cam/.*', target_label: 'stream_group', replacement: 'cameras' }],
+        },
+      ],
+    };
+    writeFileSync(join(dir, 'prometheus.yml'), stringifyYaml(config));
+    mkdirSync(join(dir, 'data'));
+    prometheus = spawnLogged(`prometheus (${shape})`, prometheusPath, [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${prometheusPort}`,
+      '--log.level=warn',
+    ]);
+    const prom = prometheus;
+    const api = new PrometheusApi(`http://127.0.0.1:${prometheusPort}`);
+    await waitFor('Prometheus to be ready', 20_000, async () => {
+      if (prom.child.exitCode !== null) throw new Error(`prometheus exited: ${prom.output()}`);
+      const r = await fetch(`${api.baseUrl}/-/ready`, { signal: AbortSignal.timeout(2000) });
+      return r.ok ? true : undefined;
+    });
+    return { api, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }

@@ -7,6 +7,7 @@ import {
   alertRules,
   GRAFANA_DIR,
   labelsOfMetric,
+  levelLabels,
   loadRuleFiles,
   recordingRules,
   ruleFilePaths,
@@ -81,6 +82,7 @@ describe('Prometheus rule files', () => {
       'flussonic-catena.rules.yml',
       'flussonic-exporter.rules.yml',
       'flussonic-server.rules.yml',
+      'flussonic-slo.rules.yml',
       'flussonic-streams.rules.yml',
     ]);
     for (const f of files) expect(f.groups.length, f.file).toBeGreaterThan(0);
@@ -112,7 +114,7 @@ describe('Prometheus rule files', () => {
   it('name recording rules level:metric:operation, with a level of the labels they keep', () => {
     for (const { record, expr } of recordingRules()) {
       expect(record, record).toMatch(/^[a-z]+(_[a-z]+)*:flussonic_[a-z_]+:[a-z0-9]+$/);
-      const level = record.split(':')[0]!.split('_');
+      const level = levelLabels(record);
       const grouping = /^\s*(sum|max|min|count|avg) by \(([^)]*)\)/.exec(expr);
       if (grouping) expect(grouping[2]!.split(',').map((l) => l.trim()), record).toEqual(level);
     }

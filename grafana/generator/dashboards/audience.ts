@@ -5,7 +5,8 @@
  * proto). A panel grouping by a label that is not in group_by shows one series with the label
  * empty; the panel descriptions say which label they need.
  */
-import { dashboard, q, row, sel, stat, timeseries, type Dashboard } from '../model.js';
+import { dashboard, type Dashboard } from '../board.js';
+import { q, row, sel, stat, timeseries } from '../panels.js';
 import { datasource, job, server, stream } from './variables.js';
 
 const S = 'server';
@@ -24,7 +25,8 @@ export function audienceDashboard(): Dashboard {
     tags: ['sessions'],
     variables: [datasource(), job(), server(), stream()],
     panels: [
-      row('Now', 'Across the selected servers and streams.'),
+      // Across the selected servers and streams.
+      row('Now'),
       stat({
         title: 'Open sessions',
         description: 'Sessions open now (GET /sessions).',
@@ -55,7 +57,9 @@ export function audienceDashboard(): Dashboard {
         queries: [q(`histogram_quantile(0.5, sum by (le) (increase(${duration}[$__range])))`, 'median')],
       }),
 
-      row('Sessions', 'Open sessions over time.'),
+      // Open sessions over time.
+
+      row('Sessions'),
       timeseries({
         title: 'Sessions by protocol',
         description: 'Open sessions by protocol (needs proto in the exporter sessions group_by; it is there by default).',
@@ -88,7 +92,9 @@ export function audienceDashboard(): Dashboard {
         queries: [q(`sum by (country) (${sessions('flussonic_sessions')})`, '{{country}}')],
       }),
 
-      row('Traffic and churn', 'What sessions transfer, and how often they open and close.'),
+      // What sessions transfer, and how often they open and close.
+
+      row('Traffic and churn'),
       timeseries({
         title: 'Bytes sent by protocol',
         description: 'Bytes per second sent in sessions, by protocol.',

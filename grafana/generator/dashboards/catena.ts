@@ -3,19 +3,8 @@
  * bill. Catena services are selected by the `catena` variable (their configured name), not by
  * `server`.
  */
-import {
-  barGauge,
-  booleanMappings,
-  dashboard,
-  q,
-  queryVariable,
-  row,
-  sel,
-  stat,
-  table,
-  timeseries,
-  type Dashboard,
-} from '../model.js';
+import { dashboard, queryVariable, type Dashboard } from '../board.js';
+import { barGauge, booleanMappings, q, row, sel, stat, table, timeseries } from '../panels.js';
 import { datasource, job } from './variables.js';
 
 const C = 'catena';
@@ -41,7 +30,8 @@ export function catenaDashboard(): Dashboard {
       ),
     ],
     panels: [
-      row('Operations log', 'Whether the exporter reads the log, and how fresh it is.'),
+      // Whether the exporter reads the log, and how fresh it is.
+      row('Operations log'),
       stat({
         title: 'Operations log reachable',
         description: 'Whether the last poll of every selected operations log succeeded (flussonic_catena_up).',
@@ -79,7 +69,9 @@ export function catenaDashboard(): Dashboard {
         queries: [q(`sum(increase(${byPortal('flussonic_catena_subscriptions_cancelled_total')}[$__range]))`, 'cancelled')],
       }),
 
-      row('Operations', 'Operations over time.'),
+      // Operations over time.
+
+      row('Operations'),
       timeseries({
         title: 'Operations by type',
         description: 'Operations per minute in the log, by type.',
@@ -104,7 +96,9 @@ export function catenaDashboard(): Dashboard {
         ],
       }),
 
-      row('Billing', 'Billed time: for each cancellation, the time since the matching creation.'),
+      // Billed time: for each cancellation, the time since the matching creation.
+
+      row('Billing'),
       table({
         title: 'Packages in the selected range',
         description: 'Per package: its name, subscriptions created and cancelled, and billed time in the selected time range.',

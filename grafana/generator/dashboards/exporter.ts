@@ -1,17 +1,6 @@
 /** Exporter health: whether flussonic-exporter itself polls, scrapes and reloads well. */
-import {
-  booleanMappings,
-  dashboard,
-  q,
-  queryVariable,
-  row,
-  sel,
-  stat,
-  stateTimeline,
-  table,
-  timeseries,
-  type Dashboard,
-} from '../model.js';
+import { dashboard, queryVariable, type Dashboard } from '../board.js';
+import { booleanMappings, q, row, sel, stat, stateTimeline, table, timeseries } from '../panels.js';
 import { datasource, job } from './variables.js';
 
 const S = 'server';
@@ -34,7 +23,8 @@ export function exporterDashboard(): Dashboard {
       ),
     ],
     panels: [
-      row('Exporter', 'The exporter processes of the selected jobs.'),
+      // The exporter processes of the selected jobs.
+      row('Exporter'),
       stat({
         title: 'Exporters up',
         description: 'Exporter processes Prometheus scraped successfully (up).',
@@ -82,7 +72,9 @@ export function exporterDashboard(): Dashboard {
         queries: [q(`max by (job, instance, version, nodejs_version) (${sel('flussonic_exporter_build_info')})`)],
       }),
 
-      row('Polls', 'Each collector of each target.'),
+      // Each collector of each target.
+
+      row('Polls'),
       stateTimeline({
         title: 'Poll success',
         description: 'Whether the last poll of each collector succeeded.',
@@ -106,7 +98,9 @@ export function exporterDashboard(): Dashboard {
         ],
       }),
 
-      row('Upstream API', 'Requests to the Flussonic and Catena APIs.'),
+      // Requests to the Flussonic and Catena APIs.
+
+      row('Upstream API'),
       timeseries({
         title: 'API requests by status code',
         description: 'Requests per second to each upstream endpoint, by HTTP status code (code="error" when no response arrived).',
@@ -140,7 +134,9 @@ export function exporterDashboard(): Dashboard {
         ],
       }),
 
-      row('Scrapes', 'How Prometheus sees the exporter.'),
+      // How Prometheus sees the exporter.
+
+      row('Scrapes'),
       timeseries({
         title: 'Scrape duration',
         description: 'Time Prometheus needs to scrape each exporter process. /metrics is rendered once per poll, so it stays flat as series grow.',

@@ -1,17 +1,6 @@
 /** Fleet overview: the state of every Flussonic server at a glance, and the worst streams. */
-import {
-  barGauge,
-  dashboard,
-  levels,
-  q,
-  row,
-  sel,
-  stat,
-  STREAM_DETAIL_ROW_LINK,
-  table,
-  timeseries,
-  type Dashboard,
-} from '../model.js';
+import { dashboard, type Dashboard } from '../board.js';
+import { barGauge, levels, q, row, sel, stat, STREAM_DETAIL_ROW_LINK, table, timeseries } from '../panels.js';
 import { datasource, job, server } from './variables.js';
 
 const S = 'server';
@@ -24,7 +13,8 @@ export function fleetDashboard(): Dashboard {
     tags: ['overview'],
     variables: [datasource(), job(), server()],
     panels: [
-      row('Fleet', 'Counts across the selected servers, now.'),
+      // Counts across the selected servers, now.
+      row('Fleet'),
       stat({
         title: 'Servers up',
         description: 'Servers whose last poll of every enabled collector succeeded (flussonic_up = 1).',
@@ -80,7 +70,9 @@ export function fleetDashboard(): Dashboard {
         ],
       }),
 
-      row('Streams and traffic', 'Over time, per server.'),
+      // Over time, per server.
+
+      row('Streams and traffic'),
       timeseries({
         title: 'Streams',
         description: 'Streams reported, alive, and down although they should be up (on-demand streams nobody watches excluded).',
@@ -110,7 +102,9 @@ export function fleetDashboard(): Dashboard {
         queries: [q(`sum by (server) (${sel('flussonic_server_output_bytes_per_second', S)})`, '{{server}}')],
       }),
 
-      row('Load', 'Resources of each server and its GPUs.'),
+      // Resources of each server and its GPUs.
+
+      row('Load'),
       timeseries({
         title: 'CPU usage',
         description: 'CPU usage of each server (cpu_usage). FlussonicServerCpuHigh fires above 90% for 10 minutes.',
@@ -186,7 +180,9 @@ export function fleetDashboard(): Dashboard {
         ],
       }),
 
-      row('Worst streams', 'The ten worst streams now; click a stream for its detail dashboard.'),
+      // The ten worst streams now; click a stream for its detail dashboard.
+
+      row('Worst streams'),
       table({
         title: 'Highest input delay',
         description: 'Streams with the longest time without frames from their input (ts_delay).',
@@ -198,14 +194,16 @@ export function fleetDashboard(): Dashboard {
         queries: [q(`topk(10, max by (server, stream) (${sel('flussonic_stream_input_delay_seconds', S)}))`)],
       }),
       table({
-        title: 'Most input retries',
-        description: 'Streams whose input reconnected most often, per minute over the last 5 minutes (recording rule).',
+        title: 'Most input restarts',
+        description:
+          'Streams whose input restarted most often, per minute over the last 5 minutes, on every Flussonic generation ' +
+          '(recording rule job_server_stream:flussonic_stream_restarts:rate5m).',
         unit: 'cpm',
         w: 12,
         hide: ['job'],
         sortBy: 'Value',
         links: [STREAM_DETAIL_ROW_LINK],
-        queries: [q(`topk(10, 60 * ${sel('job_server_stream:flussonic_stream_retries:rate5m', S)})`)],
+        queries: [q(`topk(10, 60 * ${sel('job_server_stream:flussonic_stream_restarts:rate5m', S)})`)],
       }),
       table({
         title: 'Most dropped input packets',
@@ -220,8 +218,8 @@ export function fleetDashboard(): Dashboard {
       table({
         title: 'Most input errors',
         description:
-          'Streams with the most input errors per second, all kinds together, over the last 5 minutes ' +
-          '(stats.input.errors_*, reported by Flussonic 2025 and later).',
+          'Streams with the most input errors per second, all kinds together, over the last 5 minutes.',
+        since2025: 'stats.input.errors_*',
         unit: 'cps',
         w: 12,
         hide: ['job'],

@@ -1,17 +1,6 @@
 /** Stream detail: everything the exporter knows about one or more streams, over time. */
-import {
-  booleanMappings,
-  dashboard,
-  levels,
-  q,
-  row,
-  sel,
-  stateTimeline,
-  table,
-  timeseries,
-  type Dashboard,
-  type ValueMapping,
-} from '../model.js';
+import { dashboard, type Dashboard } from '../board.js';
+import { booleanMappings, levels, q, row, sel, stateTimeline, table, timeseries, valueMappings, type ValueMapping } from '../panels.js';
 import { datasource, job, server, stream } from './variables.js';
 
 const S = 'server';
@@ -19,15 +8,12 @@ const ST = 'stream';
 
 /** stats.status encoded as one number, so that a state timeline shows it in one row per stream. */
 const STATUS_MAPPINGS: ValueMapping[] = [
-  {
-    type: 'value',
-    options: {
-      '0': { text: 'unknown', color: 'text', index: 0 },
-      '1': { text: 'running', color: 'green', index: 1 },
-      '2': { text: 'waiting', color: 'blue', index: 2 },
-      '3': { text: 'error', color: 'red', index: 3 },
-    },
-  },
+  valueMappings([
+    ['unknown', 'text'],
+    ['running', 'green'],
+    ['waiting', 'blue'],
+    ['error', 'red'],
+  ]),
 ];
 
 export function streamDashboard(): Dashboard {
@@ -40,7 +26,8 @@ export function streamDashboard(): Dashboard {
     variables: [datasource(), job(), server(), stream()],
     time: 'now-3h',
     panels: [
-      row('State', 'Whether the streams run, and on which input.'),
+      // Whether the streams run, and on which input.
+      row('State'),
       stateTimeline({
         title: 'Alive',
         description: 'Whether the stream receives frames from its input (stats.alive; false after 12 s without frames).',
@@ -75,7 +62,9 @@ export function streamDashboard(): Dashboard {
         queries: [q(`sum by (server, stream) (${f('flussonic_stream_clients')})`, '{{server}} {{stream}}')],
       }),
 
-      row('Input', 'What arrives from the source.'),
+      // What arrives from the source.
+
+      row('Input'),
       timeseries({
         title: 'Bitrate in and out',
         description:
@@ -113,23 +102,80 @@ export function streamDashboard(): Dashboard {
       }),
       timeseries({
         title: 'Input errors by kind',
-        description: 'Input errors per second by kind (stats.input.errors_*, reported by Flussonic 2025 and later).',
+        description: 'Input errors per second by kind.',
+        since2025: 'stats.input.errors_*',
         unit: 'cps',
         queries: [
           q(`sum by (server, stream, error) (rate(${f('flussonic_stream_input_errors_total')}[$__rate_interval]))`, '{{stream}} {{error}}'),
         ],
       }),
       timeseries({
-        title: 'Input retries and switches',
-        description: 'Reconnections of the input (stats.retry_count) and switches between inputs, per minute.',
+        title: 'Input restarts and switches',
+        description:
+          'Restarts of the input per minute, averaged over 5 minutes, on every Flussonic generation (recording rule ' +
+          'job_server_stream:flussonic_stream_restarts:rate5m: stats.retry_count on 23.x/24.x, what the 2025 shape ' +
+          'carries there; see its comment in rules/flussonic-streams.rules.yml), and switches between inputs per ' +
+          'minute (stats.input.input_switches, Flussonic 2025 and later).',
         unit: 'cpm',
         queries: [
-          q(`60 * sum by (server, stream) (rate(${f('flussonic_stream_retries_total')}[$__rate_interval]))`, '{{stream}} retries'),
+          q(`60 * sum by (server, stream) (${f('job_server_stream:flussonic_stream_restarts:rate5m')})`, '{{stream}} restarts'),
           q(`60 * sum by (server, stream) (rate(${f('flussonic_stream_input_switches_total')}[$__rate_interval]))`, '{{stream}} input switches'),
         ],
       }),
 
-      row('Tracks', 'Media tracks of the streams (stats.media_info).'),
+      // Each input of the streams (input = its index, as in /streams/{name}/inputs/{index}): which
+      // one fails, and whether the stream runs on a backup.
+      row('Inputs'),
+      stateTimeline({
+        title: 'Input active',
+        description: 'Which input of the stream is the one in use (inputs[].stats.active); input = its index in the stream config, 0 is the primary.',
+        unit: 'none',
+        mappings: booleanMappings('standby', 'active', 'text', 'green'),
+        queries: [q(`max by (server, stream, input) (${f('flussonic_stream_input_active')})`, '{{stream}} input {{input}}')],
+      }),
+      stateTimeline({
+        title: 'Input error',
+        description: 'Whether each input reports an error (inputs[].stats.error).',
+        unit: 'none',
+        needs: 'inputs',
+        mappings: booleanMappings('ok', 'error', 'green', 'red'),
+        queries: [q(`max by (server, stream, input) (${f('flussonic_stream_input_error')})`, '{{stream}} input {{input}}')],
+      }),
+      timeseries({
+        title: 'Input traffic',
+        description: 'Bytes per second received on each input (inputs[].stats.bytes).',
+        unit: 'Bps',
+        w: 8,
+        needs: 'inputs',
+        queries: [
+          q(`sum by (server, stream, input) (rate(${f('flussonic_stream_input_received_bytes_total')}[$__rate_interval]))`, '{{stream}} input {{input}}'),
+        ],
+      }),
+      timeseries({
+        title: 'Time since last frame',
+        description: 'Seconds since each input delivered its last frame (inputs[].stats.last_dts_at): rising means the input stalls.',
+        unit: 's',
+        w: 8,
+        thresholds: levels(5, 12),
+        needs: 'inputs',
+        queries: [
+          q(`max by (server, stream, input) (time() - ${f('flussonic_stream_input_last_frame_timestamp_seconds')})`, '{{stream}} input {{input}}'),
+        ],
+      }),
+      timeseries({
+        title: 'Input connection age',
+        description: 'How long each input has been connected (its start time in inputs[].stats): a drop to zero is a reconnect.',
+        unit: 's',
+        w: 8,
+        needs: 'inputs',
+        queries: [
+          q(`max by (server, stream, input) (time() - ${f('flussonic_stream_input_start_time_seconds')})`, '{{stream}} input {{input}}'),
+        ],
+      }),
+
+      // Media tracks of the streams (stats.media_info).
+
+      row('Tracks'),
       table({
         title: 'Tracks',
         description: 'Codec, resolution, language, bitrate, frame rate and GOP of each media track.',
@@ -163,7 +209,9 @@ export function streamDashboard(): Dashboard {
         queries: [q(`max by (server, stream, track) (${f('flussonic_stream_track_frames_per_second')})`, '{{stream}} {{track}}')],
       }),
 
-      row('Transcoder', 'The transcoder of the streams, where they transcode.'),
+      // The transcoder of the streams, where they transcode.
+
+      row('Transcoder'),
       stateTimeline({
         title: 'Transcoder running',
         description: 'Whether the transcoder of the stream runs (stats.running_transcoder).',
@@ -181,6 +229,7 @@ export function streamDashboard(): Dashboard {
       table({
         title: 'Transcoder',
         description: 'Device kind (hw), target and number of output video qualities of each transcoder.',
+        since2025: 'stats.transcoder',
         unit: 'short',
         w: 12,
         merge: true,
@@ -193,7 +242,8 @@ export function streamDashboard(): Dashboard {
       }),
       timeseries({
         title: 'Transcoder restarts',
-        description: 'Restarts of the transcoder per minute (stats.transcoder.restarts).',
+        description: 'Restarts of the transcoder per minute.',
+        since2025: 'stats.transcoder.restarts',
         unit: 'cpm',
         queries: [
           q(`60 * sum by (server, stream) (rate(${f('flussonic_stream_transcoder_restarts_total')}[$__rate_interval]))`, '{{server}} {{stream}}'),
@@ -202,6 +252,7 @@ export function streamDashboard(): Dashboard {
       timeseries({
         title: 'Transcoder frames',
         description: 'Frames per second the transcoder processed, dropped over the limit, and duplicated to keep the frame rate.',
+        since2025: 'stats.transcoder.frames and .tracks',
         unit: 'short',
         w: 24,
         queries: [
@@ -211,7 +262,9 @@ export function streamDashboard(): Dashboard {
         ],
       }),
 
-      row('DVR and pushes', 'Archive of the streams and their pushes to other servers.'),
+      // Archive of the streams and their pushes to other servers.
+
+      row('DVR and pushes'),
       timeseries({
         title: 'DVR depth',
         description: 'How far back the DVR archive of the stream reaches (stats.dvr_info.depth).',

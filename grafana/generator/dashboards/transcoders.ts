@@ -1,17 +1,6 @@
 /** Transcoders and GPUs: the transcoder devices of each server and the transcoders of the streams. */
-import {
-  booleanMappings,
-  dashboard,
-  levels,
-  q,
-  row,
-  sel,
-  stat,
-  stateTimeline,
-  table,
-  timeseries,
-  type Dashboard,
-} from '../model.js';
+import { dashboard, type Dashboard } from '../board.js';
+import { booleanMappings, levels, q, row, sel, stat, stateTimeline, table, timeseries } from '../panels.js';
 import { datasource, job, server, stream } from './variables.js';
 
 const S = 'server';
@@ -28,7 +17,8 @@ export function transcodersDashboard(): Dashboard {
     tags: ['transcoders', 'gpu'],
     variables: [datasource(), job(), server(), stream()],
     panels: [
-      row('Devices', 'Transcoder devices of the selected servers (transcoder_devices of /config/stats).'),
+      // Transcoder devices of the selected servers (transcoder_devices of /config/stats).
+      row('Devices'),
       table({
         title: 'Devices',
         description: 'Each transcoder device: type, name, and total memory.',
@@ -95,7 +85,9 @@ export function transcodersDashboard(): Dashboard {
         ],
       }),
 
-      row('Stream transcoders', 'Transcoders of the selected streams.'),
+      // Transcoders of the selected streams.
+
+      row('Stream transcoders'),
       stat({
         title: 'Transcoders running',
         description: 'Streams whose transcoder runs now (stats.running_transcoder).',
@@ -114,7 +106,8 @@ export function transcodersDashboard(): Dashboard {
       table({
         title: 'Transcoder state',
         description:
-          'Every transcoder of the selected streams with its device kind (hw) and target, overloaded ones first. ' +
+          'Every transcoder of the selected streams with its device kind (hw) and target (stats.transcoder, Flussonic ' +
+          '2025 and later; without them on older servers), overloaded ones first. ' +
           'FlussonicTranscoderOverloaded fires after 5 minutes of overload.',
         unit: 'none',
         w: 12,
@@ -124,8 +117,9 @@ export function transcodersDashboard(): Dashboard {
         mappings: booleanMappings('ok', 'overloaded', 'green', 'red'),
         columns: [{ field: 'Value', name: 'State' }],
         queries: [
+          // Older servers have no stats.transcoder (hw, target): their transcoders are listed without.
           q(
-            `max by (server, stream) (${transcoder('flussonic_stream_transcoder_overloaded')}) * on (server, stream) group_left (hw, target) max by (server, stream, hw, target) (${transcoder('flussonic_stream_transcoder_info')})`,
+            `(max by (server, stream) (${transcoder('flussonic_stream_transcoder_overloaded')}) * on (server, stream) group_left (hw, target) max by (server, stream, hw, target) (${transcoder('flussonic_stream_transcoder_info')})) or max by (server, stream) (${transcoder('flussonic_stream_transcoder_overloaded')})`,
           ),
         ],
       }),
@@ -139,7 +133,8 @@ export function transcodersDashboard(): Dashboard {
       }),
       timeseries({
         title: 'Transcoded frames',
-        description: 'Frames per second each transcoder processed (stats.transcoder.frames).',
+        description: 'Frames per second each transcoder processed.',
+        since2025: 'stats.transcoder.frames',
         unit: 'short',
         queries: [
           q(`sum by (server, stream) (rate(${transcoder('flussonic_stream_transcoder_frames_total')}[$__rate_interval]))`, '{{server}} {{stream}}'),
@@ -148,6 +143,7 @@ export function transcodersDashboard(): Dashboard {
       timeseries({
         title: 'Dropped and duplicated frames',
         description: 'Frames per second the transcoders dropped over the limit or duplicated to keep the frame rate: both mean the transcoder or its input cannot keep pace.',
+        since2025: 'stats.transcoder.tracks',
         unit: 'short',
         queries: [
           q(`sum by (server, stream) (rate(${transcoder('flussonic_stream_transcoder_dropped_frames_total')}[$__rate_interval]))`, '{{stream}} dropped'),
@@ -157,6 +153,7 @@ export function transcodersDashboard(): Dashboard {
       timeseries({
         title: 'Transcoder restarts',
         description: 'Restarts of each transcoder per minute.',
+        since2025: 'stats.transcoder.restarts',
         unit: 'cpm',
         queries: [
           q(`60 * sum by (server, stream) (rate(${transcoder('flussonic_stream_transcoder_restarts_total')}[$__rate_interval]))`, '{{server}} {{stream}}'),
@@ -164,7 +161,8 @@ export function transcodersDashboard(): Dashboard {
       }),
       timeseries({
         title: 'Transcoders per device kind',
-        description: 'Running transcoders by device kind (stats.transcoder.hw: cpu, nvenc, qsv, ...).',
+        description: 'Running transcoders by device kind (cpu, nvenc, qsv, ...).',
+        since2025: 'stats.transcoder.hw',
         unit: 'none',
         stack: true,
         queries: [

@@ -1,5 +1,5 @@
 /** The variables the dashboards share: data source, scrape job, Flussonic server, stream. */
-import { datasourceVariable, queryVariable, type Variable } from '../model.js';
+import { datasourceVariable, queryVariable, type Variable } from '../board.js';
 
 export const datasource = (): Variable => datasourceVariable();
 
