@@ -44,11 +44,11 @@ async function run(sim: SimulatorOptions, server: (url: string) => ServerConfig)
   return { sim: s, log, poll };
 }
 
-/** Series per stream from the stream families. */
+/** Series per stream from the stream families, but for input_active (its 2 are kept apart in the budget). */
 function perStream(all: readonly Sample[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const s of all) {
-    if (!STREAM_FAMILIES.has(s.name)) continue;
+    if (!STREAM_FAMILIES.has(s.name) || s.name === 'flussonic_stream_input_active') continue;
     counts.set(s.labels.stream!, (counts.get(s.labels.stream!) ?? 0) + 1);
   }
   return counts;
