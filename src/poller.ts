@@ -26,6 +26,7 @@
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
+import { tierOf } from './metrics/budget.js';
 import type { TargetChunks } from './metrics/exposition.js';
 import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
 import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
@@ -93,6 +94,8 @@ export interface CollectorRun {
   readonly dropped: number;
   /** Upstream values out of their family's range (not exported), by family (src/metrics/ranges.ts). */
   readonly invalid: Readonly<Record<string, number>>;
+  /** Series of whole families shed by max_series in this run, by family (src/metrics/budget.ts). */
+  readonly shed: Readonly<Record<string, number>>;
 }
 
 /** One poll that ran to its end (a poll cut short by stop or removal reports nothing). */
@@ -309,6 +312,7 @@ class TargetRunner {
     const { target, deps } = this;
     const failures: string[] = [];
     const dropped: Record<string, number> = {};
+    const shed: Record<string, Record<string, number>> = {};
     const problems: (ShapeProblem & { collector: string })[] = [];
     let problemCount = 0;
     const invalid: (InvalidValue & { collector: string })[] = [];
@@ -339,12 +343,13 @@ class TargetRunner {
       if (r.outcome === NO_DATA) this.log.debug({ collector: name }, 'collector found nothing of its kind on this target');
       series += r.out.series;
       if (r.out.dropped > 0) dropped[name] = r.out.dropped;
+      for (const [family, count] of r.out.shed) (shed[name] ??= {})[family] = count;
       problemCount += r.out.problemCount;
       for (const p of r.out.problems) if (problems.length < SHAPE_PROBLEMS_LOGGED) problems.push({ collector: name, ...p });
     }
 
-    if (Object.keys(dropped).length > 0) {
-      this.log.warn({ dropped, maxSeries: target.maxSeries }, 'series over the max_series limit were dropped');
+    if (Object.keys(dropped).length > 0 || Object.keys(shed).length > 0) {
+      this.log.warn({ dropped, shed, maxSeries: target.maxSeries }, overBudgetMessage(target, shed, dropped));
     }
     if (invalidCount > 0) {
       this.log.warn({ count: invalidCount, first: invalid }, 'upstream values outside their valid range were not exported');
@@ -366,6 +371,7 @@ class TargetRunner {
         durationSeconds: r.durationSeconds,
         dropped: errors.get(r) === undefined ? r.out.dropped : 0,
         invalid: Object.fromEntries(r.out.checks.byFamily),
+        shed: errors.get(r) === undefined ? Object.fromEntries(r.out.shed) : {},
       })),
       status: this.status,
     });
@@ -386,6 +392,22 @@ function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly 
     }
   }
   return merged;
+}
+
+/**
+ * The one warning of a poll over its budget: what was shed or dropped and the setting to change
+ * (the switches of the shed optional families, else max_series).
+ */
+function overBudgetMessage(target: Target, shed: Record<string, Record<string, number>>, dropped: Record<string, number>): string {
+  const at = `${target.labelName === 'server' ? 'servers' : 'catena'}[${target.name}]`;
+  const families = Object.values(shed).flatMap((byFamily) => Object.keys(byFamily));
+  const switches = [...new Set(families.map((f) => tierOf(f).switch).filter((s) => s !== undefined))].map((s) => `${at}.${s}`);
+  const parts: string[] = [];
+  if (families.length > 0) parts.push(`shed whole families ${families.join(', ')}`);
+  const droppedTotal = Object.values(dropped).reduce((a, b) => a + b, 0);
+  if (droppedTotal > 0) parts.push(`dropped ${droppedTotal} core series`);
+  const fix = switches.length > 0 ? `turn off ${switches.join(', ')} or raise ${at}.max_series` : `raise ${at}.max_series or narrow ${at}.streams`;
+  return `series over ${at}.max_series (${target.maxSeries}): ${parts.join('; ')}; to export everything, ${fix}`;
 }
 
 function describeFailure(error: unknown): { reason: string; message: string } {

@@ -17,10 +17,13 @@
  * generation and collects new ids aside; `commit()` applies them after the walk has completed.
  * Without that, sessions on the pages the failed walk never reached would be counted as closed.
  *
- * Groups live as long as the process: a group whose sessions all closed keeps exporting its
- * counters (and a gauge of 0), so counters never vanish between polls.
+ * A group whose sessions all closed keeps exporting its counters (and a gauge of 0), so counters
+ * never vanish between polls, until no session of it has been listed for `stale_after` (per
+ * server, default 10m): then it is withdrawn and freed, so groups of deleted streams do not stay
+ * forever. A group with a session listed is never stale.
  */
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
+import { byKey, DurationHistogram, groupKey, mergeSorted, SessionGroup } from './sessions-groups.js';
 import type { SeriesWriter } from '../metrics/series.js';
 import { namePatternMatches } from '../config/regex.js';
 import type { StreamFilter } from '../config/types.js';
@@ -81,49 +84,6 @@ function fieldOf(label: string): string {
   return field;
 }
 
-/** Aggregated counters of one combination of grouping label values. */
-class SessionGroup {
-  /** Open sessions at the last committed poll. */
-  open = 0;
-  /** The rendered label block, kept across polls (for the writer's constant labels in `blockFor`). */
-  block: string | undefined;
-  opened = 0;
-  closed = 0;
-  sentBytes = 0;
-  constructor(
-    readonly key: string,
-    readonly values: readonly string[],
-  ) {}
-}
-
-/** Histogram of lifetimes of one protocol; counts per bucket (not cumulative), +Inf is `count`. */
-class DurationHistogram {
-  readonly bucketCounts = new Float64Array(SESSION_DURATION_BUCKETS.length);
-  sum = 0;
-  count = 0;
-
-  observe(seconds: number): void {
-    for (let i = 0; i < SESSION_DURATION_BUCKETS.length; i++) {
-      if (seconds <= SESSION_DURATION_BUCKETS[i]!) {
-        this.bucketCounts[i]!++;
-        break;
-      }
-    }
-    this.sum += seconds;
-    this.count++;
-  }
-
-  cumulative(): number[] {
-    const out: number[] = new Array<number>(this.bucketCounts.length);
-    let running = 0;
-    for (let i = 0; i < this.bucketCounts.length; i++) {
-      running += this.bucketCounts[i]!;
-      out[i] = running;
-    }
-    return out;
-  }
-}
-
 /**
  * What is remembered of one listed session. The `next*` fields belong to the walk in progress and
  * mean something only when `seenGeneration` equals that walk's generation.
@@ -153,14 +113,6 @@ class TrackedSession {
 export interface SessionsCollectorOptions {
   /** Unix ms "now", for the lifetime of sessions that vanish without `closed_at`. Default Date.now. */
   readonly now?: () => number;
-}
-
-/** Unambiguous group keys: values joined by US (0x1f); JSON behind an RS (0x1e) when a value holds either. */
-function groupKey(values: readonly string[]): string {
-  for (const v of values) {
-    if (v.includes('\u001e') || v.includes('\u001f')) return `\u001e${JSON.stringify(values)}`;
-  }
-  return values.join('\u001f');
 }
 
 export class SessionsCollector implements Collector {
@@ -209,6 +161,7 @@ export class SessionsCollector implements Collector {
       for (let i = 0; i < page.length; i++) this.see(page[i]!, generation, ctx.out);
     }
     this.commit(generation, pollAtMs);
+    this.withdrawStale(pollAtMs - ctx.config.staleAfterMs);
     this.write(ctx.out);
   }
 
@@ -348,6 +301,7 @@ export class SessionsCollector implements Collector {
         continue;
       }
       const group = s.nextGroup;
+      group.seenAtMs = pollAtMs;
       if (s.nextBytes > s.bytes) group.sentBytes += s.nextBytes - s.bytes;
       s.bytes = s.nextBytes;
       s.group = group;
@@ -358,6 +312,7 @@ export class SessionsCollector implements Collector {
 
     for (const [id, s] of this.fresh) {
       const group = s.group;
+      group.seenAtMs = pollAtMs;
       group.opened++;
       group.sentBytes += s.nextBytes;
       s.bytes = s.nextBytes;
@@ -369,6 +324,25 @@ export class SessionsCollector implements Collector {
     this.freshGroups = new Map();
     this.generation = generation;
     this.lastPollAtMs = pollAtMs;
+  }
+
+  /**
+   * Withdraws the groups no session of which was listed since `oldestMs`. None of them has a
+   * tracked session left (a tracked session is one the last poll listed), so nothing refers to them.
+   */
+  private withdrawStale(oldestMs: number): void {
+    let withdrawn = 0;
+    for (const [key, group] of this.groups) {
+      if (group.open > 0 || !(group.seenAtMs < oldestMs)) continue;
+      this.groups.delete(key);
+      withdrawn++;
+    }
+    if (withdrawn > 0 && this.sortedGroups) this.sortedGroups = this.sortedGroups.filter((g) => this.groups.get(g.key) === g);
+  }
+
+  /** Session groups kept (exported) now. */
+  get groupCount(): number {
+    return this.groups.size;
   }
 
   private close(s: TrackedSession, group: SessionGroup, endMs: number): void {
@@ -404,22 +378,6 @@ function numberField(v: unknown, absent: number, out: SeriesWriter): number {
 }
 
 const FILTER_NONE = filterId({});
-
-function byKey(a: SessionGroup, b: SessionGroup): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-}
-
-/** Two arrays sorted by key, merged into one. */
-function mergeSorted(a: readonly SessionGroup[], b: readonly SessionGroup[]): SessionGroup[] {
-  const out = new Array<SessionGroup>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = byKey(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
-}
 
 function sameLabels(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);

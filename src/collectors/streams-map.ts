@@ -116,27 +116,29 @@ export function mapStream(
   const name = stream.name;
   if (!streamPasses(name, config.streams)) return;
 
-  out.add(F.info, [name, labelText(stream.title), labelText(stream.named_by)], 1);
+  const { families } = config;
+  if (families.details) out.add(F.info, [name, labelText(stream.title), labelText(stream.named_by)], 1);
   const stats = objectField<StreamStats>(out, F.alive, [name], stream.stats);
   if (!stats) return;
   const input = objectField<StreamInputStats>(out, F.inputSwitches, [name], stats.input);
-  mapState(out, name, stats);
-  mapTraffic(out, name, stats, input);
-  mapInput(out, name, stats, input, config.families);
-  mapStreamInputs(out, name, stream.inputs, stats.inputs, config.families);
-  mapTranscoder(out, name, stats, config.families);
-  mapDvr(out, name, stats);
-  if (config.families.tracks) mapTracks(out, name, stats);
-  if (config.families.pushes) mapPushes(out, name, stats, stream.pushes);
+  mapState(out, name, stats, families);
+  mapTraffic(out, name, stats, input, families);
+  mapInput(out, name, stats, input, families);
+  mapStreamInputs(out, name, stream.inputs, stats.inputs, families);
+  mapTranscoder(out, name, stats, families);
+  if (families.dvr) mapDvr(out, name, stats);
+  if (families.tracks) mapTracks(out, name, stats);
+  if (families.pushes) mapPushes(out, name, stats, stream.pushes);
 }
 
-function mapState(out: SeriesWriter, name: string, stats: Readonly<StreamStats>): void {
+function mapState(out: SeriesWriter, name: string, stats: Readonly<StreamStats>, families: StreamFamilySwitches): void {
   const labels = [name];
   addFlag(out, F.alive, labels, stats.alive);
   addStateSet(out, F.status, labels, STREAM_STATUSES, stats.status);
-  addNumber(out, F.startTime, labels, stats.opened_at, msToSeconds);
   addNumber(out, F.lastAccess, labels, stats.last_access_at, msToSeconds);
-  addFlag(out, F.publishEnabled, labels, stats.publish_enabled);
+  // Default: a change of the start time is how a 2025 server shows a restart (no retry_count there).
+  addNumber(out, F.startTime, labels, stats.opened_at, msToSeconds);
+  if (families.details) addFlag(out, F.publishEnabled, labels, stats.publish_enabled);
 }
 
 function mapTraffic(
@@ -144,11 +146,14 @@ function mapTraffic(
   name: string,
   stats: Readonly<StreamStats>,
   input: Readonly<StreamInputStats> | undefined,
+  families: StreamFamilySwitches,
 ): void {
   const labels = [name];
   addNumber(out, F.bitrate, labels, stats.bitrate, kbitPerSecondToBytes);
-  addNumber(out, F.inputBitrate, labels, stats.input_bitrate, kbitPerSecondToBytes);
-  addNumber(out, F.outputBitrate, labels, stats.output_bitrate, kbitPerSecondToBytes);
+  if (families.details) {
+    addNumber(out, F.inputBitrate, labels, stats.input_bitrate, kbitPerSecondToBytes);
+    addNumber(out, F.outputBitrate, labels, stats.output_bitrate, kbitPerSecondToBytes);
+  }
   // Traffic to all clients: kbit/s in the flat field, bits/s in `output_bandwidth`.
   if (stats.out_bandwidth !== undefined && stats.out_bandwidth !== null) {
     addNumber(out, F.outputBandwidth, labels, stats.out_bandwidth, kbitPerSecondToBytes);
@@ -171,9 +176,10 @@ function mapInput(
   addNumber(out, F.retries, labels, stats.retry_count);
   addNumber(out, F.droppedPackets, labels, prefer(stats.input_error_rate, input?.error_rate));
   addNumber(out, F.inputDelay, labels, stats.ts_delay, msToSeconds);
-  addNumber(out, F.lastFrame, labels, stats.last_dts_at, msToSeconds);
   addFlag(out, F.backupActive, labels, stats.backup_running);
+  // Default: failovers between inputs, the other restart signal of a 2025 server.
   addNumber(out, F.inputSwitches, labels, input?.input_switches);
+  if (families.details) addNumber(out, F.lastFrame, labels, stats.last_dts_at, msToSeconds);
   if (input && families.input_errors) {
     for (const [field, value] of Object.entries(input)) {
       if (field.startsWith(INPUT_ERRORS_PREFIX) && field.length > INPUT_ERRORS_PREFIX.length) {
@@ -187,13 +193,16 @@ function mapTranscoder(out: SeriesWriter, name: string, stats: Readonly<StreamSt
   const labels = [name];
   addFlag(out, F.transcoderRunning, labels, stats.running_transcoder);
   addFlag(out, F.transcoderOverloaded, labels, stats.transcoder_overloaded);
+  if (!families.transcoder && !families.transcoder_tracks) return;
   const tc = objectField<TranscoderStats>(out, F.transcoderInfo, labels, stats.transcoder);
   if (!tc) return;
-  out.add(F.transcoderInfo, [name, labelText(tc.hw), labelText(tc.target)], 1);
-  addNumber(out, F.transcoderQualities, labels, tc.qualities);
-  addNumber(out, F.transcoderRestarts, labels, tc.restarts);
-  for (const kind of TRANSCODER_AD_MARKER_KINDS) addNumber(out, F.transcoderAdMarkers, [name, kind], tc[kind]);
-  addNumber(out, F.transcoderFrames, labels, tc.frames);
+  if (families.transcoder) {
+    out.add(F.transcoderInfo, [name, labelText(tc.hw), labelText(tc.target)], 1);
+    addNumber(out, F.transcoderQualities, labels, tc.qualities);
+    addNumber(out, F.transcoderRestarts, labels, tc.restarts);
+    for (const kind of TRANSCODER_AD_MARKER_KINDS) addNumber(out, F.transcoderAdMarkers, [name, kind], tc[kind]);
+    addNumber(out, F.transcoderFrames, labels, tc.frames);
+  }
   if (!families.transcoder_tracks) return;
   const seen = new Set<string>();
   for (const [i, raw] of arrayField(out, F.transcoderDuplicated, labels, tc.tracks).entries()) {

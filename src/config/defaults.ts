@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { COLLECTORS } from '../collectors/index.js';
+import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../metrics/budget.js';
 import { SESSION_GROUP_BY_DEFAULT } from '../metrics/catalogue.js';
 import type { CollectorName } from './types.js';
 
@@ -40,8 +41,14 @@ export const DEFAULTS = Object.freeze({
     maxPages: 10_000,
     maxResponseBytes: 64 * 1024 * 1024,
     collectors: collectorDefaults(),
-    families: Object.freeze({ tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: false }),
-    maxSeries: 100_000,
+    /** Every optional family group off: the default budget (docs/cardinality.md). */
+    families: Object.freeze(Object.fromEntries(STREAM_FAMILY_GROUPS.map((g) => [g, false])) as Record<StreamFamilyGroup, boolean>),
+    /**
+     * Per collector. The default families of 20,000 streams (20 series each) and the groups of
+     * 200,000 sessions fit below it; a server beyond that sheds optional families first.
+     */
+    maxSeries: 500_000,
+    staleAfterMs: 10 * 60_000,
     sessionsGroupBy: SESSION_GROUP_BY_DEFAULT,
   }),
   /** How often a discovery source is re-read (Prometheus' file_sd default is 5m; peers change faster). */
@@ -66,7 +73,7 @@ export const KNOWN_KEYS = Object.freeze({
   server: [
     'name', 'url', 'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
     'timeout', 'poll_interval', 'page_size', 'max_pages', 'max_response_size', 'collectors', 'streams', 'families',
-    'max_series', 'sessions',
+    'max_series', 'stale_after', 'sessions',
   ],
   template: [
     'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
@@ -78,7 +85,7 @@ export const KNOWN_KEYS = Object.freeze({
   discoveryFileSd: ['name', 'files', 'template', 'refresh_interval'],
   serverCollectors: [...COLLECTOR_NAMES],
   serverStreams: ['include', 'exclude'],
-  serverFamilies: ['tracks', 'pushes', 'input_errors', 'transcoder_tracks', 'inputs'],
+  serverFamilies: [...STREAM_FAMILY_GROUPS],
   serverSessions: ['group_by'],
   catena: [
     'name', 'url', 'api_key', 'api_key_file', 'poll_interval', 'timeout', 'page_size', 'max_pages', 'max_response_size',

@@ -1,4 +1,5 @@
 /** One entry of `servers:`: a Flussonic Media Server to poll. */
+import { STREAM_FAMILY_GROUPS } from '../metrics/budget.js';
 import { SESSION_GROUP_BY_ALLOWED } from '../metrics/catalogue.js';
 import { COLLECTOR_NAMES, DEFAULTS, KNOWN_KEYS } from './defaults.js';
 import type { Section } from './fields.js';
@@ -34,6 +35,7 @@ function readServerSettings(section: Section, globalPollIntervalMs: number, file
     streams: readStreamFilter(section),
     families: readFamilies(section),
     maxSeries: section.int('max_series', d.maxSeries, { min: 1, max: 100_000_000 }),
+    staleAfterMs: section.duration('stale_after', { minMs: 1000 }) ?? d.staleAfterMs,
     sessionsGroupBy: readGroupBy(section),
   };
 }
@@ -95,13 +97,7 @@ function readFamilies(section: Section): StreamFamilySwitches {
   const d = DEFAULTS.server.families;
   if (!sub) return d;
   sub.rejectUnknownKeys(KNOWN_KEYS.serverFamilies);
-  return {
-    tracks: sub.bool('tracks', d.tracks),
-    pushes: sub.bool('pushes', d.pushes),
-    input_errors: sub.bool('input_errors', d.input_errors),
-    transcoder_tracks: sub.bool('transcoder_tracks', d.transcoder_tracks),
-    inputs: sub.bool('inputs', d.inputs),
-  };
+  return Object.fromEntries(STREAM_FAMILY_GROUPS.map((g) => [g, sub.bool(g, d[g])])) as StreamFamilySwitches;
 }
 
 function readGroupBy(section: Section): readonly string[] {

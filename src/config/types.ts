@@ -4,6 +4,7 @@
  */
 import type { LevelWithSilent } from 'pino';
 import type { StreamFilterSources } from './regex.js';
+import type { StreamFamilyGroup } from '../metrics/budget.js';
 
 export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs' | 'cluster';
 
@@ -19,15 +20,11 @@ export type Credentials =
  */
 export type StreamFilter = StreamFilterSources;
 
-/** Per-family-group switches for the heavier stream families. */
-export interface StreamFamilySwitches {
-  readonly tracks: boolean;
-  readonly pushes: boolean;
-  readonly input_errors: boolean;
-  readonly transcoder_tracks: boolean;
-  /** Per-input bytes, last frame, start time and error (flussonic_stream_input_active is always on). */
-  readonly inputs: boolean;
-}
+/**
+ * `servers[].families`: one switch per group of optional stream families (src/metrics/budget.ts
+ * says which families each enables). All off by default.
+ */
+export type StreamFamilySwitches = Readonly<Record<StreamFamilyGroup, boolean>>;
 
 export interface ServerConfig {
   readonly name: string;
@@ -45,8 +42,13 @@ export interface ServerConfig {
   readonly collectors: Readonly<Record<CollectorName, boolean>>;
   readonly streams: StreamFilter;
   readonly families: StreamFamilySwitches;
-  /** Cap of series per collector; beyond it series are dropped and counted. */
+  /**
+   * Cap of series per collector: beyond it optional, then default families are shed whole, and
+   * only then core series dropped (src/metrics/budget.ts); both are counted.
+   */
   readonly maxSeries: number;
+  /** Session groups not seen for this long (and without open sessions) are withdrawn and freed. */
+  readonly staleAfterMs: number;
   /** Grouping labels of the sessions families. */
   readonly sessionsGroupBy: readonly string[];
 }

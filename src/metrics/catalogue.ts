@@ -70,6 +70,7 @@ export const CATALOGUE: readonly FamilyDef[] = Object.freeze([
   family('flussonic_exporter_api_response_bytes_total', 'counter', 'self', ['server', 'endpoint'], 'Response body bytes read from the upstream API.'),
   family('flussonic_exporter_series_dropped_total', 'counter', 'self', SC, 'Series not exported because a cardinality limit (max_series) was hit.'),
   family('flussonic_exporter_invalid_values_total', 'counter', 'self', ['server', 'family'], 'Upstream values outside their family\'s valid range (counters >= 0, ratios 0..1, sane timestamps and temperatures), not exported.'),
+  family('flussonic_exporter_series_shed_total', 'counter', 'self', ['server', 'collector', 'family'], 'Series of a whole family not exported because the collector\'s max_series was reached: optional families are shed first, then default ones (docs/cardinality.md).'),
   family('flussonic_exporter_build_info', 'gauge', 'self', ['version', 'revision', 'nodejs_version'], 'Build information of the exporter (revision: git commit at build time, unknown outside git); value 1.'),
   family('flussonic_exporter_demo', 'gauge', 'self', [], '1 when the exporter runs in demo mode on simulated data, else 0.'),
   family('flussonic_exporter_config_last_reload_success', 'gauge', 'self', [], '1 if the last configuration (re)load succeeded, else 0.'),

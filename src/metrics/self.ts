@@ -161,6 +161,12 @@ export class SelfMetrics {
     this.version++;
   }
 
+  /** Series of a whole family shed by a collector's max_series in one poll. */
+  seriesShed(target: string, collector: string, family: string, count: number): void {
+    if (count > 0) this.counter('flussonic_exporter_series_shed_total').inc({ server: target, collector, family }, count);
+    this.version++;
+  }
+
   configReloaded(ok: boolean, nowSeconds: number): void {
     this.gauge('flussonic_exporter_config_last_reload_success').set(ok ? 1 : 0);
     if (ok) this.gauge('flussonic_exporter_config_last_reload_success_timestamp_seconds').set(nowSeconds);

@@ -1,5 +1,10 @@
+import { tierOf } from './budget.js';
 import type { FamilyDef } from './catalogue.js';
 import { ValueChecks } from './ranges.js';
+import { FamilyBytes } from './family-bytes.js';
+import type { LabelBlockCache } from './label-blocks.js';
+
+export { formatValue } from './family-bytes.js';
 
 /** A value as it arrives from an upstream field: absent and null produce no sample. */
 export type RawValue = number | boolean | null | undefined;
@@ -13,33 +18,10 @@ export interface ShapeProblem {
 
 const MAX_PROBLEMS_KEPT = 20;
 
-/**
- * Lines of a family are joined and encoded to UTF-8 every this many lines. A line built by string
- * concatenation is a tree of small string pieces; kept until render() all those pieces survive
- * several young-generation collections and get copied each time, which on 300,000 series cost
- * more CPU than building the lines. Encoded early, the strings die young and only the blocks'
- * bytes survive, outside the V8 heap: a poll of 10,000 streams (35 MB of text) no longer fills
- * the old generation, whose collection stalled the event loop that serves scrapes.
- */
-const LINES_PER_BLOCK = 256;
-
-/** The sample lines of one family: encoded blocks of joined lines, then the lines not joined yet. */
-interface FamilyLines {
-  readonly blocks: Buffer[];
-  readonly pending: string[];
-}
-
 /** Escapes a label value for the Prometheus text format 0.0.4. */
 export function escapeLabelValue(value: string): string {
   if (!/[\\"\n]/.test(value)) return value;
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-export function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  return String(value);
 }
 
 export interface HistogramValue {
@@ -51,17 +33,54 @@ export interface HistogramValue {
   readonly count: number;
 }
 
+/** A label block made by labelBlockOf(): the encoded `{...}` of one label set. */
+export type LabelBlock = Uint8Array;
+
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+const EMPTY_BLOCK: LabelBlock = new Uint8Array(0);
+
+/** One family's lines and its place in the budget. */
+class FamilyState {
+  readonly bytes = new FamilyBytes();
+  readonly name: Buffer;
+  /** Series written (or, once shed, that would have been written) in this poll. */
+  series = 0;
+  shed = false;
+  constructor(
+    readonly def: FamilyDef,
+    /** Position in the shedding order (src/metrics/budget.ts); -1 for core families. */
+    readonly shedRank: number,
+  ) {
+    this.name = Buffer.from(def.name, 'latin1');
+  }
+}
+
 /**
- * Collects the samples of one collector run for one target, rendered straight to text lines per
- * family. The target's constant labels (`server="edge-1"`) come first on every series. After
- * `maxSeries` series the rest are dropped in arrival order (collectors emit in the upstream's
- * stable sort order, so the same series are dropped each poll) and counted in `dropped`.
+ * Collects the samples of one collector run for one target, written straight to UTF-8 bytes per
+ * family. The target's constant labels (`server="edge-1"`) come first on every series.
+ *
+ * The budget (`maxSeries`, src/metrics/budget.ts): when the series of this run exceed it, whole
+ * non-core families are shed in the table's order (optional ones, then default ones) and counted
+ * per family in `shed`; core series are admitted in arrival order up to the cap and the rest
+ * counted in `dropped` (collectors emit in the upstream's stable sort order, so the same series
+ * survive each poll). Shedding happens as soon as the total passes the cap, so a run never holds
+ * much more than the cap; the families shed are the same as if all were counted first.
+ *
+ * Every value goes through add(), addSample() or addHistogram(): the one place to check a value
+ * before it becomes a sample (each calls admit() once the value is a number).
  */
 export class SeriesWriter {
-  private readonly lines = new Map<string, FamilyLines>();
+  private readonly families = new Map<string, FamilyState>();
   private readonly constPrefix: string;
   private readonly constLabelNames: readonly string[];
-  private seriesCount = 0;
+  private coreSeries = 0;
+  /** Series of non-core families not shed. */
+  private otherSeries = 0;
+  /** Non-core families in shedding order as they appear; the next to shed is the lowest rank. */
+  private readonly sheddable: FamilyState[] = [];
+  private shedThrough = -1;
+  private blockCache: LabelBlockCache | undefined;
   dropped = 0;
   readonly problems: ShapeProblem[] = [];
   problemCount = 0;
@@ -76,8 +95,32 @@ export class SeriesWriter {
     this.constPrefix = constLabels.map(([name, value]) => `${name}="${escapeLabelValue(value)}"`).join(',');
   }
 
+  /** Series exported by this run (histograms count as one). */
   get series(): number {
-    return this.seriesCount;
+    return this.coreSeries + this.otherSeries;
+  }
+
+  /** Series of each shed family in this run (nothing when nothing was shed). */
+  get shed(): ReadonlyMap<string, number> {
+    const out = new Map<string, number>();
+    for (const f of this.sheddable) if (f.shed && f.series > 0) out.set(f.def.name, f.series);
+    return out;
+  }
+
+  /**
+   * The constant label pairs of this writer (`server="edge-1"`): the key under which a collector
+   * may keep label blocks from labelBlockOf() across polls.
+   */
+  get constLabels(): string {
+    return this.constPrefix;
+  }
+
+  /**
+   * Label blocks of families with one label after the constant ones (`stream`) come from this
+   * cache, which the collector keeps across polls (and sweeps).
+   */
+  useBlockCache(cache: LabelBlockCache): void {
+    this.blockCache = cache;
   }
 
   /**
@@ -95,50 +138,62 @@ export class SeriesWriter {
       return;
     }
     if (!this.checks.accept(def, v, labelValues)) return;
-    if (!this.admit()) return;
-    this.push(def, `${def.name}${this.labelBlock(def, labelValues, labelNames)} ${formatValue(v)}`);
+    const f = this.admit(def);
+    if (f === undefined) return;
+    const out = f.bytes;
+    out.bytes(f.name);
+    const offset = this.constLabelNames.length;
+    const cache = this.blockCache;
+    if (cache !== undefined && labelNames === undefined && labelValues.length === 1 && def.labels.length === offset + 1) {
+      out.bytes(cache.get(def.labels[offset]!, labelValues[0]!, () => this.encodedBlock(def, labelValues)));
+    } else {
+      const pairs = this.labelPairs(def, labelValues, labelNames);
+      if (pairs) out.utf8(`{${pairs}}`);
+    }
+    this.finishLine(out, v);
   }
 
   /**
-   * The constant label pairs of this writer (`server="edge-1"`): the key under which a collector
-   * may keep label blocks from labelBlockOf() across polls.
+   * The label block (`{server="edge-1",stream="a"}`, encoded) of a series, for a collector that
+   * writes the same label sets every poll (sessions groups) and keeps the block: see addSample().
    */
-  get constLabels(): string {
-    return this.constPrefix;
-  }
-
-  /**
-   * The label block (`{server="edge-1",stream="a"}`) of a series, escaped, for a collector that
-   * writes the same label sets every poll (sessions groups) and keeps the block instead of
-   * rebuilding it per sample: see addSample().
-   */
-  labelBlockOf(def: FamilyDef, labelValues: readonly string[], labelNames?: readonly string[]): string {
-    return this.labelBlock(def, labelValues, labelNames);
+  labelBlockOf(def: FamilyDef, labelValues: readonly string[], labelNames?: readonly string[]): LabelBlock {
+    return this.encodedBlock(def, labelValues, labelNames);
   }
 
   /**
    * Adds one gauge or counter sample whose label block came from labelBlockOf() of a writer with
    * the same constLabels. A number only: the caller has done the checks add() does.
    */
-  addSample(def: FamilyDef, labelBlock: string, value: number): void {
-    if (!this.checks.accept(def, value, [labelBlock])) return;
-    if (!this.admit()) return;
-    this.push(def, `${def.name}${labelBlock} ${formatValue(value)}`);
+  addSample(def: FamilyDef, labelBlock: LabelBlock, value: number): void {
+    if (!this.checks.accept(def, value, [])) return;
+    const f = this.admit(def);
+    if (f === undefined) return;
+    f.bytes.bytes(f.name);
+    f.bytes.bytes(labelBlock);
+    this.finishLine(f.bytes, value);
   }
 
   /** Adds one histogram series (its buckets, sum and count). Counts as one series. */
   addHistogram(def: FamilyDef, labelValues: readonly string[], h: HistogramValue): void {
     if (!this.checks.accept(def, h.sum, labelValues) || !this.checks.accept(def, h.count, labelValues)) return;
-    if (!this.admit()) return;
+    const f = this.admit(def);
+    if (f === undefined) return;
     const base = this.labelPairs(def, labelValues);
-    const withLe = (le: string) => `{${base ? `${base},` : ''}le="${le}"}`;
-    for (let i = 0; i < h.buckets.length; i++) {
-      this.push(def, `${def.name}_bucket${withLe(formatValue(h.buckets[i]!))} ${formatValue(h.cumulativeCounts[i]!)}`);
+    const out = f.bytes;
+    const bucketPrefix = `${def.name}_bucket{${base ? `${base},` : ''}le="`;
+    for (let i = 0; i <= h.buckets.length; i++) {
+      out.utf8(bucketPrefix);
+      if (i < h.buckets.length) out.value(h.buckets[i]!);
+      else out.ascii('+Inf');
+      out.ascii('"}');
+      this.finishLine(out, i < h.buckets.length ? h.cumulativeCounts[i]! : h.count);
     }
-    this.push(def, `${def.name}_bucket${withLe('+Inf')} ${formatValue(h.count)}`);
     const block = base ? `{${base}}` : '';
-    this.push(def, `${def.name}_sum${block} ${formatValue(h.sum)}`);
-    this.push(def, `${def.name}_count${block} ${formatValue(h.count)}`);
+    out.utf8(`${def.name}_sum${block}`);
+    this.finishLine(out, h.sum);
+    out.utf8(`${def.name}_count${block}`);
+    this.finishLine(out, h.count);
   }
 
   /** Records a value of an unexpected type for a family, to be reported by whoever runs the collector. */
@@ -151,35 +206,75 @@ export class SeriesWriter {
 
   /**
    * The rendered sample lines per family name, without HELP/TYPE: blocks of UTF-8, each line ending
-   * in a newline. Handed over as they are (the writer is done once rendered); the exposition cache
-   * copies them once, into its body.
+   * in a newline; shed families are left out. Every block views an unpooled ArrayBuffer that
+   * nothing else holds after this (the writer is done once rendered), so it may be transferred.
    */
   render(): Map<string, readonly Buffer[]> {
     const out = new Map<string, readonly Buffer[]>();
-    for (const [name, lines] of this.lines) {
-      flush(lines);
-      out.set(name, lines.blocks);
+    for (const [name, f] of this.families) {
+      if (f.shed) continue;
+      const blocks = f.bytes.blocks();
+      if (blocks.length > 0) out.set(name, blocks);
     }
     return out;
   }
 
-  private admit(): boolean {
-    if (this.seriesCount >= this.maxSeries) {
-      this.dropped++;
-      return false;
+  /** The family's state if this sample is to be written; counts it as exported, shed or dropped. */
+  private admit(def: FamilyDef): FamilyState | undefined {
+    const f = this.familyOf(def);
+    if (f.shedRank < 0) {
+      if (this.coreSeries >= this.maxSeries) {
+        this.dropped++;
+        return undefined;
+      }
+      this.coreSeries++;
+      this.shedWhileOver();
+      return f;
     }
-    this.seriesCount++;
-    return true;
+    f.series++;
+    if (f.shed) return undefined;
+    this.otherSeries++;
+    this.shedWhileOver();
+    return f.shed ? undefined : f;
   }
 
-  private push(def: FamilyDef, line: string): void {
-    let lines = this.lines.get(def.name);
-    if (!lines) {
-      lines = { blocks: [], pending: [] };
-      this.lines.set(def.name, lines);
+  /** Sheds whole non-core families, next in order first, while the series exceed the cap. */
+  private shedWhileOver(): void {
+    while (this.coreSeries + this.otherSeries > this.maxSeries && this.otherSeries > 0) {
+      this.shedThrough++;
+      for (const f of this.sheddable) {
+        if (f.shedRank !== this.shedThrough || f.shed) continue;
+        f.shed = true;
+        this.otherSeries -= f.series;
+        f.bytes.clear();
+      }
     }
-    lines.pending.push(line);
-    if (lines.pending.length >= LINES_PER_BLOCK) flush(lines);
+  }
+
+  private familyOf(def: FamilyDef): FamilyState {
+    let f = this.families.get(def.name);
+    if (f === undefined) {
+      const rank = tierOf(def.name).shedRank;
+      f = new FamilyState(def, rank);
+      // A family first seen after shedding reached its rank is shed from the start.
+      if (rank >= 0) {
+        f.shed = rank <= this.shedThrough;
+        this.sheddable.push(f);
+      }
+      this.families.set(def.name, f);
+    }
+    return f;
+  }
+
+  private finishLine(out: FamilyBytes, value: number): void {
+    out.byte(SPACE);
+    out.value(value);
+    out.byte(NEWLINE);
+  }
+
+  private encodedBlock(def: FamilyDef, labelValues: readonly string[], labelNames?: readonly string[]): LabelBlock {
+    const pairs = this.labelPairs(def, labelValues, labelNames);
+    return pairs ? Buffer.from(`{${pairs}}`, 'utf8') : EMPTY_BLOCK;
   }
 
   private labelPairs(def: FamilyDef, labelValues: readonly string[], labelNames?: readonly string[]): string {
@@ -194,19 +289,6 @@ export class SeriesWriter {
     }
     return s;
   }
-
-  private labelBlock(def: FamilyDef, labelValues: readonly string[], labelNames?: readonly string[]): string {
-    const pairs = this.labelPairs(def, labelValues, labelNames);
-    return pairs ? `{${pairs}}` : '';
-  }
-}
-
-/** Encodes the lines not joined yet into one more block. */
-function flush(lines: FamilyLines): void {
-  if (lines.pending.length === 0) return;
-  lines.pending.push('');
-  lines.blocks.push(Buffer.from(lines.pending.join('\n'), 'utf8'));
-  lines.pending.length = 0;
 }
 
 function describeType(v: unknown): string {

@@ -249,6 +249,7 @@ export class WorkerPool {
       if (c.ok && c.dropped > 0) self.seriesDropped(r.name, c.name, c.dropped);
       const invalid = Object.entries(c.invalid);
       if (invalid.length > 0) self.invalidValues(r.name, new Map(invalid));
+      for (const [family, count] of Object.entries(c.shed)) self.seriesShed(r.name, c.name, family, count);
     }
     if (r.ok && r.exposition) cache.swapPrepared(key, new Map(r.exposition.map((p) => [p.family, p])));
     else if (!r.ok && !r.keepOnFailure) cache.withdraw(key);

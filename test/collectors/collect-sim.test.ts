@@ -11,6 +11,7 @@ import { collectServer, mapServerStats } from '../../src/collectors/server.js';
 import { mapStream } from '../../src/collectors/streams-map.js';
 import { collectStreams, streamsSelect } from '../../src/collectors/streams.js';
 import type { CollectContext } from '../../src/collectors/types.js';
+import { DEFAULTS } from '../../src/config/defaults.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import type { ApiStats } from '../../src/flussonic/api.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
@@ -76,7 +77,7 @@ for (const shape of ['flat', 'nested'] as const) {
       const config = serverConfig(SERVER, sim.url, {
         pageSize: 4,
         streams: { exclude: { source: names[0]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') } },
-        families: { tracks: false, pushes: false, input_errors: false, transcoder_tracks: false, inputs: false },
+        families: DEFAULTS.server.families,
       });
       sim.requests.clear();
       const out = await collect(sim, config, collectStreams);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { StreamFamilySwitches, StreamFilter } from '../../src/config/types.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/metrics/budget.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
 import { ExpositionCache } from '../../src/metrics/exposition.js';
 import { SeriesWriter } from '../../src/metrics/series.js';
@@ -10,7 +11,8 @@ import { findBinary, promtool } from '../helpers/promtool.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 export const SERVER = 'edge-1';
-export const ALL_FAMILIES: StreamFamilySwitches = { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: true };
+/** Every optional family group on: the mapping tests cover every family. */
+export const ALL_FAMILIES: StreamFamilySwitches = Object.fromEntries(STREAM_FAMILY_GROUPS.map((g) => [g, true])) as StreamFamilySwitches;
 export const NO_FILTER: StreamFilter = {};
 
 export function newWriter(): SeriesWriter {

@@ -19,6 +19,8 @@ import { startScripted } from '../helpers/scripted-upstream.js';
 import { expectPromtoolClean } from './helpers.js';
 
 const SERVER = 'edge-1';
+/** A stale_after longer than any test's simulated time: every group is kept. */
+const KEEP_ALL = 365 * 86_400_000;
 type Doc = Readonly<Record<string, unknown>>;
 
 interface Rig {
@@ -145,7 +147,8 @@ class Witness {
 
 describe('sessions collector against the simulator, with churn on its manual clock', () => {
   it('keeps gauge, opened, closed and bytes true to what was served at every step', async () => {
-    const r = await rig({ churn: true, sessions: 150 });
+    // Totals over the whole history: no group may be withdrawn here (stale_after has its own tests).
+    const r = await rig({ churn: true, sessions: 150 }, { staleAfterMs: KEEP_ALL });
     const groupBy = r.config.sessionsGroupBy;
     const witness = new Witness(groupBy);
     let previousPollAt = Number.NaN;
@@ -182,7 +185,7 @@ describe('sessions collector against the simulator, with churn on its manual clo
   });
 
   it('observes closed_at of lingering sessions, and last-seen time of vanished ones, in the duration histogram', async () => {
-    const r = await rig({ churn: true, sessions: 150, sessionLingerMs: 3 * 60_000 });
+    const r = await rig({ churn: true, sessions: 150, sessionLingerMs: 3 * 60_000 }, { staleAfterMs: KEEP_ALL });
     const witness = new Witness(r.config.sessionsGroupBy);
     let previousPollAt = Number.NaN;
     let text = '';
@@ -332,11 +335,11 @@ describe('grouping', () => {
 });
 
 describe('max_series', () => {
-  it('drops beyond the cap, counts the drops and keeps the same series every poll', async () => {
+  it('sheds the histograms first, then drops groups beyond the cap, counts both and keeps the same series every poll', async () => {
     const r = await rig({ churn: false, sessions: 150 });
     await r.poll();
     const s = r.sim.world.sessions.list()[0]!;
-    r.sim.world.sessions.close(s.id as string); // a closed session: a histogram, which comes first
+    r.sim.world.sessions.close(s.id as string); // a closed session: a histogram, shed before any group
     r.sim.advance(1000);
     const full = await r.poll();
     const all = parseSamples(full.text);
@@ -346,18 +349,60 @@ describe('max_series', () => {
     expect(full.out.series).toBe(histograms + groups * 4);
     expect(all.length).toBe(histograms * (SESSION_DURATION_BUCKETS.length + 3) + groups * 4);
 
-    const cap = histograms + 4 * 3 + 2; // the histograms, three whole groups and half of a fourth
+    // Over the cap, the histograms (default tier) go whole; then group series past the cap drop.
+    const cap = 4 * 3 + 2; // three whole groups and half of a fourth
     const first = await r.poll(cap);
     expect(first.out.series).toBe(cap);
-    expect(first.out.dropped).toBe(histograms + groups * 4 - cap);
+    expect(first.out.shed).toEqual(new Map([['flussonic_session_duration_seconds', histograms]]));
+    expect(first.out.dropped).toBe(groups * 4 - cap);
     const kept = samples(first.text, 'flussonic_sessions').map((s) => `${s.labels.stream}|${s.labels.proto}`);
     expect(kept).toHaveLength(4);
     expect(samples(first.text, 'flussonic_sessions_closed_total')).toHaveLength(3);
-    expect(samples(first.text, 'flussonic_session_duration_seconds_count')).toHaveLength(1);
+    expect(samples(first.text, 'flussonic_session_duration_seconds_count')).toHaveLength(0);
     r.sim.advance(30_000);
     const second = await r.poll(cap);
     expect(samples(second.text, 'flussonic_sessions').map((s) => `${s.labels.stream}|${s.labels.proto}`)).toEqual(kept);
     expectPromtoolClean(second.text);
+  });
+});
+
+describe('stale_after', () => {
+  const key = (d: Doc) => `${labelOf(d.name)}|${labelOf(d.proto)}`;
+  const exported = (text: string) => new Set(samples(text, 'flussonic_sessions_opened_total').map((s) => `${s.labels.stream}|${s.labels.proto}`));
+
+  it('withdraws exactly the groups with no session listed within stale_after, under churn', async () => {
+    const staleAfterMs = 120_000;
+    const r = await rig({ churn: true, sessions: 150, sessionLingerMs: 20_000 }, { staleAfterMs });
+    const servedAt: { at: number; groups: Set<string> }[] = [];
+    const deleted = r.sim.world.streams.names()[0]!;
+    let withdrawnSeen = false;
+    for (let step = 0; step < 16; step++) {
+      if (step === 2) r.sim.world.streams.delete(deleted); // its sessions close; its groups must go
+      const { text } = await r.poll();
+      const now = r.sim.now();
+      servedAt.push({ at: now, groups: new Set(r.sim.world.sessions.served().map(key)) });
+      const expected = new Set(servedAt.filter((p) => p.at >= now - staleAfterMs).flatMap((p) => [...p.groups]));
+      const have = exported(text);
+      expect([...have].sort()).toEqual([...expected].sort());
+      expect(r.collector.groupCount).toBe(have.size);
+      const everServed = new Set(servedAt.flatMap((p) => [...p.groups]));
+      if (everServed.size > have.size) withdrawnSeen = true;
+      r.sim.advance(30_000);
+    }
+    expect(withdrawnSeen).toBe(true);
+    const finalText = (await r.poll()).text;
+    expect([...exported(finalText)].some((g) => g.startsWith(`${deleted}|`))).toBe(false);
+  });
+
+  it('never withdraws a group with an open session, however long it lives', async () => {
+    const r = await rig({ churn: false, sessions: 10 }, { staleAfterMs: 60_000 });
+    const stream = r.sim.world.streams.names()[1]!;
+    r.sim.world.sessions.open({ name: stream, proto: 'rtmp', bytes: 1, bytesPerSecond: 0 });
+    for (let step = 0; step < 6; step++) {
+      const { text } = await r.poll();
+      expect(exported(text)).toContain(`${stream}|rtmp`);
+      r.sim.advance(10 * 60_000);
+    }
   });
 });
 

@@ -45,8 +45,19 @@ describe('defaults', () => {
           maxResponseBytes: 64 * 1024 * 1024,
           collectors: DEFAULT_SWITCHES,
           streams: {},
-          families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: false },
-          maxSeries: 100_000,
+          // The default budget: every optional family group off (docs/cardinality.md).
+          families: {
+            tracks: false,
+            transcoder_tracks: false,
+            pushes: false,
+            input_errors: false,
+            inputs: false,
+            details: false,
+            transcoder: false,
+            dvr: false,
+          },
+          maxSeries: 500_000,
+          staleAfterMs: 600_000,
           sessionsGroupBy: ['stream', 'proto'],
         },
       ],
@@ -100,8 +111,9 @@ servers:
     max_response_size: 8MiB
     collectors: { streams: true, sessions: false, server: true, dvrs: false }
     streams: { include: "edge-.*", exclude: ".*-test" }
-    families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true, inputs: true }
+    families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true, inputs: true, dvr: true }
     max_series: 5000
+    stale_after: 30m
     sessions: { group_by: [country, proto] }
   - name: edge-2
     url: http://[::1]:81
@@ -121,8 +133,9 @@ servers:
       maxPages: 40,
       maxResponseBytes: 8 * 1024 * 1024,
       collectors: { streams: true, sessions: false, server: true, dvrs: false },
-      families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true, inputs: true },
+      families: { tracks: false, pushes: true, input_errors: false, transcoder_tracks: true, inputs: true, dvr: true, details: false },
       maxSeries: 5000,
+      staleAfterMs: 30 * 60_000,
       sessionsGroupBy: ['country', 'proto'],
     });
     expect(edge2!.url).toBe('http://[::1]:81');

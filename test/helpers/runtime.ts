@@ -4,7 +4,8 @@
  * the YAML loader.
  */
 import pino, { type Logger } from 'pino';
-import type { CatenaConfig, ExporterConfig, ServerConfig } from '../../src/config/types.js';
+import type { CatenaConfig, ExporterConfig, ServerConfig, StreamFamilySwitches } from '../../src/config/types.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/metrics/budget.js';
 
 export function serverConfig(name: string, url: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
   return {
@@ -19,8 +20,10 @@ export function serverConfig(name: string, url: string, overrides: Partial<Serve
     maxResponseBytes: 64 * 1024 * 1024,
     collectors: { streams: true, sessions: true, server: true, dvrs: false, cluster: false },
     streams: {},
-    families: { tracks: true, pushes: true, input_errors: true, transcoder_tracks: true, inputs: false },
+    // Every optional family on, so the runtime tests see every family (the default is all off).
+    families: Object.fromEntries(STREAM_FAMILY_GROUPS.map((g) => [g, true])) as StreamFamilySwitches,
     maxSeries: 500_000,
+    staleAfterMs: 600_000,
     sessionsGroupBy: ['stream', 'proto'],
     ...overrides,
   };

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { familyByName, SESSION_DURATION_BUCKETS } from '../../src/metrics/catalogue.js';
+import { MessageChannel } from 'node:worker_threads';
+import { shedOrderOf } from '../../src/metrics/budget.js';
+import { LabelBlockCache } from '../../src/metrics/label-blocks.js';
 import { escapeLabelValue, formatValue, SeriesWriter } from '../../src/metrics/series.js';
 
 const alive = familyByName('flussonic_stream_alive');
@@ -102,5 +105,126 @@ describe('SeriesWriter', () => {
       'flussonic_session_duration_seconds_count{server="s",proto="hls"} 4',
     ]);
     expect(w.series).toBe(1);
+  });
+});
+
+describe('SeriesWriter budget (src/metrics/budget.ts)', () => {
+  const trackInfo = familyByName('flussonic_stream_track_info'); // optional, shed first
+  const pushSent = familyByName('flussonic_stream_push_sent_bytes_total'); // optional, after tracks
+  const delay = familyByName('flussonic_stream_input_delay_seconds'); // default tier
+
+  /** Writes `streams` streams: core alive + clients, default delay, optional push and track series. */
+  function write(w: SeriesWriter, streams: number): void {
+    for (let i = 0; i < streams; i++) {
+      const s = `s${String(i).padStart(3, '0')}`;
+      w.add(trackInfo, [s, 'v1', 'video', 'h264', '1', '1', ''], 1);
+      w.add(alive, [s], true);
+      w.add(pushSent, [s, '0'], 10);
+      w.add(clients, [s], i);
+      w.add(delay, [s], 0.5);
+    }
+  }
+
+  it('sheds whole optional families first, in table order, then default ones, before any core series', () => {
+    expect(shedOrderOf([alive.name, delay.name, pushSent.name, trackInfo.name])).toEqual([trackInfo.name, pushSent.name, delay.name]);
+    const fits = new SeriesWriter([['server', 's']], 40);
+    write(fits, 10); // 50 series: the track family (10) goes, the rest (40) fits
+    expect(fits.series).toBe(40);
+    expect(fits.shed).toEqual(new Map([[trackInfo.name, 10]]));
+    expect(fits.dropped).toBe(0);
+    expect([...fits.render().keys()].sort()).toEqual([alive.name, clients.name, pushSent.name, delay.name].sort());
+
+    const tight = new SeriesWriter([['server', 's']], 20);
+    write(tight, 10); // core is 20: every non-core family goes
+    expect(tight.shed).toEqual(new Map([[trackInfo.name, 10], [pushSent.name, 10], [delay.name, 10]]));
+    expect(tight.dropped).toBe(0);
+    expect(lines(tight, clients.name)).toHaveLength(10);
+  });
+
+  it('drops core series only when they alone exceed the cap, the same ones every time', () => {
+    const run = () => {
+      const w = new SeriesWriter([['server', 's']], 7);
+      write(w, 5);
+      return w;
+    };
+    const a = run();
+    expect(a.dropped).toBe(3);
+    expect(a.series).toBe(7);
+    expect([...a.render().keys()].sort()).toEqual([alive.name, clients.name].sort());
+    expect(lines(a, alive.name).map((l) => l.split('"')[3])).toEqual(['s000', 's001', 's002', 's003']);
+    expect(lines(run(), clients.name)).toEqual(lines(a, clients.name));
+  });
+
+  it('a family first written after its turn to be shed has passed is shed from its first series', () => {
+    const w = new SeriesWriter([['server', 's']], 2);
+    w.add(alive, ['a'], 1);
+    w.add(delay, ['a'], 1);
+    w.add(clients, ['a'], 1); // over: delay goes (and the optional families before it)
+    w.add(trackInfo, ['a', 'v', 'video', '', '', '', ''], 1);
+    expect(w.shed).toEqual(new Map([[delay.name, 1], [trackInfo.name, 1]]));
+    expect(w.series).toBe(2);
+  });
+});
+
+describe('SeriesWriter output bytes', () => {
+  it('writes numbers as Prometheus parses them', () => {
+    const w = new SeriesWriter([['server', 's']]);
+    // A family that takes any finite number (real families refuse negatives and more: ranges.ts).
+    const anyFinite = { ...clients, range: { min: -Infinity, max: Infinity } };
+    const values = [0, -0, 7, -42, 1234567890123, 99999999999999, 1e15, -1e15, 2 ** 53, 0.1, 1 / 3, -2.5e-7, 1e21];
+    values.forEach((v, i) => w.add(anyFinite, [String(i)], v));
+    expect(lines(w, clients.name).map((l) => l.split(' ')[1])).toEqual(values.map((v) => formatValue(v)));
+    expect([NaN, Infinity, -Infinity].map((v) => formatValue(v))).toEqual(['NaN', '+Inf', '-Inf']);
+  });
+
+  it('never writes a value that is not finite: it is refused and counted', () => {
+    const w = new SeriesWriter([['server', 's']]);
+    for (const v of [NaN, Infinity, -Infinity]) w.add({ ...clients, range: { min: -Infinity, max: Infinity } }, ['x'], v);
+    expect([w.series, w.checks.invalid]).toEqual([0, 3]);
+  });
+
+  it('hands out every block on an ArrayBuffer of its own, which a worker may transfer', () => {
+    const w = new SeriesWriter([['server', 's']]);
+    for (let i = 0; i < 20_000; i++) w.add(clients, [`stream-${i}`], i);
+    w.add(alive, ['x'], 1);
+    const blocks = [...w.render().values()].flat();
+    expect(blocks.length).toBeGreaterThan(2);
+    const buffers = new Set<ArrayBufferLike>();
+    for (const b of blocks) {
+      expect(b.byteOffset).toBe(0);
+      expect(buffers.has(b.buffer)).toBe(false);
+      buffers.add(b.buffer);
+    }
+    // Transferring empties the buffer here: nothing else referred to it.
+    const { port1 } = new MessageChannel();
+    port1.postMessage(blocks[0]!.buffer, [blocks[0]!.buffer as ArrayBuffer]);
+    port1.close();
+    expect(blocks[0]!.byteLength).toBe(0);
+  });
+
+  it('reuses the label block a cache holds for a stream, across writers, and frees unused ones', () => {
+    const cache = new LabelBlockCache();
+    const poll = (now: number, streams: readonly string[]) => {
+      const w = new SeriesWriter([['server', 's']]);
+      cache.begin(w.constLabels, now);
+      w.useBlockCache(cache);
+      for (const s of streams) {
+        w.add(alive, [s], 1);
+        w.add(clients, [s], 2);
+      }
+      cache.sweep(now, 60_000);
+      return w;
+    };
+    const first = poll(0, ['a', 'b"q']);
+    expect(lines(first, clients.name)).toEqual(['flussonic_stream_clients{server="s",stream="a"} 2', 'flussonic_stream_clients{server="s",stream="b\\"q"} 2']);
+    expect(cache.size).toBe(2);
+    poll(30_000, ['a']);
+    expect(cache.size).toBe(2);
+    const third = poll(90_001, ['a']); // b"q unused since 0: freed
+    expect(cache.size).toBe(1);
+    expect(lines(third, alive.name)).toEqual(['flussonic_stream_alive{server="s",stream="a"} 1']);
+    const other = new SeriesWriter([['server', 'other']]);
+    cache.begin(other.constLabels, 90_002); // another target's labels: nothing carried over
+    expect(cache.size).toBe(0);
   });
 });
