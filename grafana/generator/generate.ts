@@ -1,25 +1,14 @@
 /**
  * Writes grafana/dashboards/*.json from the builder (see grafana/README.md):
  *
- *   npx tsc -p grafana/generator && node .tmp/grafana-generator/generate.js
+ *   npx tsc -p grafana/generator && node .tmp/grafana-generator/grafana/generator/generate.js
  *
  * With --check it writes nothing and exits 1 when a committed file differs from the output.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { repositoryRoot } from './families.js';
 import { buildDashboards, renderDashboard } from './index.js';
-
-/** The repository root: the nearest directory above this file with grafana/dashboards in it. */
-function repositoryRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'grafana', 'dashboards')) && existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('grafana/dashboards not found above the generator');
-    dir = parent;
-  }
-}
 
 const check = process.argv.includes('--check');
 const outDir = resolve(repositoryRoot(), 'grafana', 'dashboards');

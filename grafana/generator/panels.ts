@@ -5,7 +5,7 @@
  *
  * This module holds the conventions every panel follows, written once: every query and panel
  * reads from the `datasource` variable, every panel has a unit and a description, and optional
- * data is said in the description (`needs`). The dashboards (dashboards/*.ts) only say what to
+ * data is said in the description (derived from the families its queries read: families.ts). The dashboards (dashboards/*.ts) only say what to
  * show; board.ts places the panels and builds the dashboards.
  */
 import * as bargauge from '@grafana/grafana-foundation-sdk/bargauge';
@@ -17,6 +17,7 @@ import * as stat_ from '@grafana/grafana-foundation-sdk/stat';
 import * as statetimeline from '@grafana/grafana-foundation-sdk/statetimeline';
 import * as table_ from '@grafana/grafana-foundation-sdk/table';
 import * as ts from '@grafana/grafana-foundation-sdk/timeseries';
+import { panelNeeds, type FamilySwitch } from './families.js';
 
 /** Every query and variable reads from the dashboard's `datasource` variable, never a fixed uid. */
 export const DATASOURCE: Readonly<common.DataSourceRef> = Object.freeze({ type: 'prometheus', uid: '${datasource}' });
@@ -59,11 +60,16 @@ export function sel(metric: string, ...labels: string[]): string {
 // Optional data
 
 /**
- * The note a panel carries when its data needs a family group the exporter does not export by
- * default: `needs: 'inputs'` on a panel appends "Needs `families.inputs: true` ...".
+ * The note a panel carries when its data needs a switch the exporter has off by default. The
+ * generator adds it from the tier table (families.ts): "Needs ..." when every metric the panel
+ * reads needs the switch (`all`), "Some series need ..." when the panel also shows default data.
  */
-export function needsNote(group: string): string {
-  return `Needs \`families.${group}: true\` in the server's config (servers[].families; off by default).`;
+export function needsNote(sw: FamilySwitch, all = true): string {
+  const needs = all ? 'Needs' : 'Some series need';
+  const [kind, key] = sw.split('.') as ['families' | 'collectors', string];
+  return kind === 'families'
+    ? `${needs} \`families.${key}: true\` in the server's config (servers[].families; off by default).`
+    : `${needs} the \`${key}\` collector: \`collectors.${key}: true\` in the server's config (servers[].collectors; off by default).`;
 }
 
 /** The note a panel carries when only Flussonic 2025 and later report its data (`fields`). */
@@ -95,8 +101,6 @@ export interface CommonOptions {
   mappings?: ValueMapping[];
   thresholds?: ThresholdStep[];
   links?: DataLink[];
-  /** Family groups (servers[].families.X) the panel's data needs; each adds a note to the description. */
-  needs?: string | string[];
   /** Fields only Flussonic 2025 and later report, which the panel needs: adds a note to the description. */
   since2025?: string;
 }
@@ -118,9 +122,10 @@ interface PanelBuilderLike {
   dataLinks(links: cog.Builder<dash.DashboardLink>[]): this;
 }
 
+/** The description, the 2025 note, and a note for every switch the queries' families need (families.ts). */
 function description(o: CommonOptions): string {
-  const groups = o.needs === undefined ? [] : Array.isArray(o.needs) ? o.needs : [o.needs];
-  return [o.description, ...(o.since2025 ? [since2025Note(o.since2025)] : []), ...groups.map(needsNote)].join(' ');
+  const needs = panelNeeds(o.queries.map((query) => query.expr));
+  return [o.description, ...(o.since2025 ? [since2025Note(o.since2025)] : []), ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
 }
 
 function targets(queries: QuerySpec[], instant: boolean): prometheus.DataqueryBuilder[] {

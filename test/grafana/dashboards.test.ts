@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { buildDashboards, renderDashboard } from '../../grafana/generator/index.js';
+import { FAMILY_TIERS } from '../../src/metrics/budget.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import {
   allPanels,
@@ -16,6 +17,7 @@ import {
   recordingRules,
   variableQuery,
   type DashboardJson,
+  type PanelJson,
   type VariableJson,
 } from './artifacts.js';
 import { labelValuesQuery, rangeWindows, selectors, substituteVariables } from './promql.js';
@@ -282,6 +284,72 @@ describe('Dashboard queries', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** The switch of every optional family of the tier table (src/metrics/budget.ts). */
+const SWITCH_OF = new Map(FAMILY_TIERS.flatMap((t) => (t.switch ? [[t.family, t.switch] as const] : [])));
+const recordExprs = new Map(recordingRules().map((r) => [r.record, r.expr]));
+
+/** The switch a metric name needs itself (histogram series: their family's), if any. */
+function switchOf(name: string): string | undefined {
+  return SWITCH_OF.get(name) ?? SWITCH_OF.get(name.replace(/_(bucket|sum|count)$/, ''));
+}
+
+/** Every switch a recording rule's expression reads, through the rules it reads. */
+function ruleSwitches(record: string, seen = new Set<string>()): string[] {
+  if (seen.has(record)) return [];
+  seen.add(record);
+  return selectors(recordExprs.get(record) ?? '').flatMap((s) =>
+    s.metric.includes(':') ? ruleSwitches(s.metric, seen) : [switchOf(s.metric) ?? []].flat(),
+  );
+}
+
+/** The switches a panel's description names: `families.X: true` or `collectors.X: true`. */
+function mentionedSwitches(p: PanelJson): Set<string> {
+  return new Set([...(p.description ?? '').matchAll(/`((?:families|collectors)\.[a-z_]+): true`/g)].map((m) => m[1]!));
+}
+
+describe('Dashboard notes on optional data', () => {
+  const panels = each((d) => allPanels(d).filter((p) => p.type !== 'row').map((p) => ({ name: `${d.uid}#${p.id} ${p.title}`, p })));
+  const namesOf = (p: PanelJson): string[][] => (p.targets ?? []).map((t) => selectors(t.expr).map((s) => s.metric));
+
+  it('name the switch of every optional family a panel reads, and no other', () => {
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (const { name, p } of panels) {
+      const names = namesOf(p).flat();
+      const direct = new Set(names.flatMap((n) => [switchOf(n) ?? []].flat()));
+      const throughRules = new Set(names.filter((n) => n.includes(':')).flatMap((n) => ruleSwitches(n)));
+      const mentioned = mentionedSwitches(p);
+      for (const sw of direct) if (!mentioned.has(sw)) missing.push(`${name}: ${sw}`);
+      for (const sw of mentioned) if (!direct.has(sw) && !throughRules.has(sw)) extra.push(`${name}: ${sw}`);
+    }
+    expect({ missing, extra }).toEqual({ missing: [], extra: [] });
+  });
+
+  it('say "Needs" when every metric of the panel needs the switch, "Some series need" when a query needs none', () => {
+    const verbOf = (p: PanelJson, sw: string): string | undefined =>
+      new RegExp(`(Needs|Some series need)(?: the \`[a-z]+\` collector:)? \`${sw.replace('.', '\\.')}: true\``).exec(p.description ?? '')?.[1];
+    const wrong: string[] = [];
+    let needs = 0;
+    let some = 0;
+    for (const { name, p } of panels) {
+      const perQuery = namesOf(p);
+      for (const sw of mentionedSwitches(p)) {
+        const verb = verbOf(p, sw);
+        if (perQuery.every((names) => names.every((n) => switchOf(n) === sw))) {
+          if (verb !== 'Needs') wrong.push(`${name}: ${verb} ${sw}, expected Needs`);
+          needs += 1;
+        } else if (perQuery.some((names) => names.every((n) => !n.includes(':') && switchOf(n) === undefined))) {
+          if (verb !== 'Some series need') wrong.push(`${name}: ${verb} ${sw}, expected Some series need`);
+          some += 1;
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(needs).toBeGreaterThan(5);
+    expect(some).toBeGreaterThan(0);
   });
 });
 

@@ -137,7 +137,6 @@ export function streamDashboard(): Dashboard {
         title: 'Input error',
         description: 'Whether each input reports an error (inputs[].stats.error).',
         unit: 'none',
-        needs: 'inputs',
         mappings: booleanMappings('ok', 'error', 'green', 'red'),
         queries: [q(`max by (server, stream, input) (${f('flussonic_stream_input_error')})`, '{{stream}} input {{input}}')],
       }),
@@ -146,7 +145,6 @@ export function streamDashboard(): Dashboard {
         description: 'Bytes per second received on each input (inputs[].stats.bytes).',
         unit: 'Bps',
         w: 8,
-        needs: 'inputs',
         queries: [
           q(`sum by (server, stream, input) (rate(${f('flussonic_stream_input_received_bytes_total')}[$__rate_interval]))`, '{{stream}} input {{input}}'),
         ],
@@ -157,7 +155,6 @@ export function streamDashboard(): Dashboard {
         unit: 's',
         w: 8,
         thresholds: levels(5, 12),
-        needs: 'inputs',
         queries: [
           q(`max by (server, stream, input) (time() - ${f('flussonic_stream_input_last_frame_timestamp_seconds')})`, '{{stream}} input {{input}}'),
         ],
@@ -167,7 +164,6 @@ export function streamDashboard(): Dashboard {
         description: 'How long each input has been connected (its start time in inputs[].stats): a drop to zero is a reconnect.',
         unit: 's',
         w: 8,
-        needs: 'inputs',
         queries: [
           q(`max by (server, stream, input) (time() - ${f('flussonic_stream_input_start_time_seconds')})`, '{{stream}} input {{input}}'),
         ],

@@ -1,0 +1,101 @@
+/**
+ * Which config switches a panel's data needs, derived from the tier table of the exporter
+ * (FAMILY_TIERS in src/metrics/budget.ts), so the "Needs `families.X: true`" notes of the
+ * dashboards follow the table and cannot drift from it.
+ *
+ * A panel reads the metric names of its queries (promql.ts). A catalogue family needs the switch
+ * of its tier row when it is optional, nothing when it is core or default; Prometheus' own series
+ * (`up`, `scrape_*`) need nothing. A recording rule of grafana/rules (a name with `:`) needs what
+ * its expression needs in full (switchesOf). A panel says "Needs" for a switch every query needs
+ * in full, "Some series need" for one that only some queries or some alternatives (`or`) read.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { FAMILY_TIERS, type FamilySwitch } from '../../src/metrics/budget.js';
+import { selectors, tokenize } from './promql.js';
+
+export type { FamilySwitch };
+
+/** The repository root: the nearest directory above this file with grafana/dashboards in it. */
+export function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'grafana', 'dashboards')) && existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('grafana/dashboards not found above the generator');
+    dir = parent;
+  }
+}
+
+const SWITCH_OF: ReadonlyMap<string, FamilySwitch | undefined> = new Map(FAMILY_TIERS.map((t) => [t.family, t.switch]));
+
+/** The family a metric name belongs to: itself, or a histogram's family for `_bucket`, `_sum`, `_count`. */
+function familyOf(name: string): string {
+  if (SWITCH_OF.has(name)) return name;
+  const base = name.replace(/_(bucket|sum|count)$/, '');
+  return SWITCH_OF.has(base) ? base : name;
+}
+
+let recordExprs: ReadonlyMap<string, string> | undefined;
+
+/** Every recording rule of grafana/rules/*.yml: its name and expression. */
+function recordingRules(): ReadonlyMap<string, string> {
+  if (!recordExprs) {
+    const dir = join(repositoryRoot(), 'grafana', 'rules');
+    const rules = new Map<string, string>();
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.yml') || f.endsWith('.yaml')).sort()) {
+      const doc = parseYaml(readFileSync(join(dir, file), 'utf8')) as { groups?: { rules?: { record?: string; expr: string }[] }[] };
+      for (const rule of (doc.groups ?? []).flatMap((g) => g.rules ?? [])) if (rule.record) rules.set(rule.record, String(rule.expr));
+    }
+    recordExprs = rules;
+  }
+  return recordExprs;
+}
+
+/**
+ * The switches an expression needs, each with whether the expression yields nothing without it
+ * (`true`) or only loses some series (`false`). Without `or` and `unless`, every selector must
+ * have series for the expression to have any (an aggregation, a function, or a binary operation
+ * joining them), so each switch is needed in full; with them, a switch is needed in full only
+ * when every metric of the expression needs it.
+ */
+export function exprNeeds(expr: string, seen: ReadonlySet<string> = new Set()): Map<FamilySwitch, boolean> {
+  const names = [...new Set(selectors(expr).map((s) => s.metric))];
+  const perName = names.map((n) => switchesOf(n, seen));
+  const alternatives = tokenize(expr).some((t) => t.kind === 'ident' && (t.text === 'or' || t.text === 'unless'));
+  const needs = new Map<FamilySwitch, boolean>();
+  for (const sw of perName.flat()) needs.set(sw, !alternatives || perName.every((s) => s.includes(sw)));
+  return needs;
+}
+
+/**
+ * The switches every series of a metric name needs: [] when it has series by default (core and
+ * default families, Prometheus' own series). A recording rule needs the switches its expression
+ * needs in full; an `or` in a rule is a fallback (the restarts rule reads per-input start times
+ * when families.inputs is on, default families otherwise), so a switch only some of its
+ * alternatives read is not one its series need.
+ */
+export function switchesOf(name: string, seen: ReadonlySet<string> = new Set()): FamilySwitch[] {
+  if (name.includes(':')) {
+    const expr = recordingRules().get(name);
+    if (expr === undefined || seen.has(name)) return [];
+    return [...exprNeeds(expr, new Set([...seen, name]))].filter(([, all]) => all).map(([sw]) => sw);
+  }
+  const sw = SWITCH_OF.get(familyOf(name));
+  return sw ? [sw] : [];
+}
+
+/** A switch a panel's data needs; `all` when every query of the panel needs it in full. */
+export interface PanelNeed {
+  readonly switch: FamilySwitch;
+  readonly all: boolean;
+}
+
+/** The switches the queries of a panel need, in the order the queries read them. */
+export function panelNeeds(exprs: readonly string[]): PanelNeed[] {
+  const perQuery = exprs.map((e) => exprNeeds(e));
+  const switches = [...new Set(perQuery.flatMap((m) => [...m.keys()]))];
+  return switches.map((sw) => ({ switch: sw, all: perQuery.every((m) => m.get(sw) === true) }));
+}
