@@ -20,7 +20,8 @@
  * The simulator runs in this process; the measured sides each run in their own, so CPU and RSS are
  * theirs. Prints a table and writes every figure to bench/results/<timestamp>.json.
  * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
- * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4),
+ * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4; also
+ * skipped with --only unless --fleet is given),
  * --profile (the exporter children write V8 CPU profiles to bench/results/profiles/).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -103,7 +104,7 @@ const SERVE = !args.has('no-serve');
 const PAGE = benchServerConfig('http://127.0.0.1').pageSize;
 const SCRAPERS = 20;
 /** --no-fleet: skip the fleet run (N servers of 1,000 streams / 5,000 sessions). */
-const FLEET = !args.has('no-fleet') && !args.has('only');
+const FLEET = !args.has('no-fleet') && (!args.has('only') || args.has('fleet'));
 
 
 /** What each collector asks for: the baseline fetches exactly this. */
