@@ -26,9 +26,10 @@
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
-import { tierOf } from './metrics/budget.js';
 import type { TargetChunks } from './metrics/exposition.js';
 import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
+import { describeFailure, mergeChunks, overBudgetMessage } from './poll-report.js';
+import { raceAbort } from './race-abort.js';
 import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
 
 export interface TargetCollectContext {
@@ -380,67 +381,4 @@ class TargetRunner {
       'poll finished',
     );
   }
-}
-
-/** The family chunks of all collectors of one poll; a family written by two collectors is joined. */
-function mergeChunks(results: readonly CollectorResult[]): Map<string, readonly Uint8Array[]> {
-  const merged = new Map<string, readonly Uint8Array[]>();
-  for (const r of results) {
-    for (const [family, blocks] of r.out.render()) {
-      const before = merged.get(family);
-      merged.set(family, before === undefined ? blocks : [...before, ...blocks]);
-    }
-  }
-  return merged;
-}
-
-/**
- * The one warning of a poll over its budget: what was shed or dropped and the setting to change
- * (the switches of the shed optional families, else max_series).
- */
-function overBudgetMessage(target: Target, shed: Record<string, Record<string, number>>, dropped: Record<string, number>): string {
-  const at = `${target.labelName === 'server' ? 'servers' : 'catena'}[${target.name}]`;
-  const families = Object.values(shed).flatMap((byFamily) => Object.keys(byFamily));
-  const switches = [...new Set(families.map((f) => tierOf(f).switch).filter((s) => s !== undefined))].map((s) => `${at}.${s}`);
-  const parts: string[] = [];
-  if (families.length > 0) parts.push(`shed whole families ${families.join(', ')}`);
-  const droppedTotal = Object.values(dropped).reduce((a, b) => a + b, 0);
-  if (droppedTotal > 0) parts.push(`dropped ${droppedTotal} core series`);
-  const fix = switches.length > 0 ? `turn off ${switches.join(', ')} or raise ${at}.max_series` : `raise ${at}.max_series or narrow ${at}.streams`;
-  return `series over ${at}.max_series (${target.maxSeries}): ${parts.join('; ')}; to export everything, ${fix}`;
-}
-
-function describeFailure(error: unknown): { reason: string; message: string } {
-  if (error instanceof UpstreamError || error instanceof InvalidValuesError) return { reason: error.reason, message: error.message };
-  return { reason: 'internal', message: error instanceof Error ? error.message : String(error) };
-}
-
-/**
- * A collector that honours the signal settles right after the abort with its own, more precise
- * error (which request was cut off); this is how long it gets before the poll moves on.
- */
-const ABORT_GRACE_MS = 200;
-
-/** Settles with the promise, or rejects with `onAbort()` shortly after the signal fires. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let grace: NodeJS.Timeout | undefined;
-    const abort = () => {
-      grace = setTimeout(() => reject(onAbort()), ABORT_GRACE_MS);
-    };
-    if (signal.aborted) abort();
-    else signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', abort);
-        clearTimeout(grace);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', abort);
-        clearTimeout(grace);
-        reject(e);
-      },
-    );
-  });
 }

@@ -1,0 +1,43 @@
+/**
+ * What a poll reports beyond its samples, as pure functions of its collector runs: the blocks of
+ * all collectors joined per family, why a run failed (the reason label and message), and the one
+ * warning of a poll over its series budget, naming the setting to change.
+ */
+import { UpstreamError } from './errors.js';
+import { tierOf } from './metrics/budget.js';
+import { InvalidValuesError } from './metrics/ranges.js';
+import type { SeriesWriter } from './metrics/series.js';
+import type { Target } from './poller.js';
+
+/** The family chunks of all collectors of one poll; a family written by two collectors is joined. */
+export function mergeChunks(results: readonly { readonly out: SeriesWriter }[]): Map<string, readonly Uint8Array[]> {
+  const merged = new Map<string, readonly Uint8Array[]>();
+  for (const r of results) {
+    for (const [family, blocks] of r.out.render()) {
+      const before = merged.get(family);
+      merged.set(family, before === undefined ? blocks : [...before, ...blocks]);
+    }
+  }
+  return merged;
+}
+
+/**
+ * The one warning of a poll over its budget: what was shed or dropped and the setting to change
+ * (the switches of the shed optional families, else max_series).
+ */
+export function overBudgetMessage(target: Target, shed: Record<string, Record<string, number>>, dropped: Record<string, number>): string {
+  const at = `${target.labelName === 'server' ? 'servers' : 'catena'}[${target.name}]`;
+  const families = Object.values(shed).flatMap((byFamily) => Object.keys(byFamily));
+  const switches = [...new Set(families.map((f) => tierOf(f).switch).filter((s) => s !== undefined))].map((s) => `${at}.${s}`);
+  const parts: string[] = [];
+  if (families.length > 0) parts.push(`shed whole families ${families.join(', ')}`);
+  const droppedTotal = Object.values(dropped).reduce((a, b) => a + b, 0);
+  if (droppedTotal > 0) parts.push(`dropped ${droppedTotal} core series`);
+  const fix = switches.length > 0 ? `turn off ${switches.join(', ')} or raise ${at}.max_series` : `raise ${at}.max_series or narrow ${at}.streams`;
+  return `series over ${at}.max_series (${target.maxSeries}): ${parts.join('; ')}; to export everything, ${fix}`;
+}
+
+export function describeFailure(error: unknown): { reason: string; message: string } {
+  if (error instanceof UpstreamError || error instanceof InvalidValuesError) return { reason: error.reason, message: error.message };
+  return { reason: 'internal', message: error instanceof Error ? error.message : String(error) };
+}
