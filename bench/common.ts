@@ -143,6 +143,12 @@ export interface ScrapeRequest {
   readonly maxRequests: number;
   readonly maxMs: number;
   readonly gzip: boolean;
+  /**
+   * Paced scrapers: each loop asks at most once per this many ms (from a random phase), like
+   * Prometheus servers on a scrape interval. Without it the loops ask back to back, which
+   * measures throughput: with 20 of them each waits for its share of the wire.
+   */
+  readonly everyMs?: number;
 }
 
 export interface ScrapeResult {

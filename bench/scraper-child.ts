@@ -16,8 +16,16 @@ async function scrape(request: ScrapeRequest): Promise<ScrapeResult> {
   let bytes = 0;
   let issued = 0;
   const started = performance.now();
+  const every = request.everyMs;
   const loop = async () => {
+    let next = started + (every === undefined ? 0 : Math.random() * every);
     while (issued < request.maxRequests && performance.now() - started < request.maxMs) {
+      if (every !== undefined) {
+        const wait = next - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        next += every;
+        if (performance.now() - started >= request.maxMs) break;
+      }
       issued++;
       const t0 = performance.now();
       try {

@@ -59,7 +59,10 @@ export interface DeadlineFigures {
   readonly intervalMs: number;
   readonly seconds: number;
   readonly loops: LoopCounts;
+  /** 20 scrapers back to back: the wire's throughput, shared. */
   readonly scrapes: ScrapeResult;
+  /** 20 scrapers each once a second (a scrape interval), over the same kind of loops. */
+  readonly paced: ScrapeResult;
 }
 
 /** The loops on a short interval for `seconds`, scraped by `scrapers` meanwhile. */
@@ -79,9 +82,10 @@ export async function measureDeadlines(
       const before = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const url = `http://127.0.0.1:${port}/metrics`;
       const scrapes = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.seconds * 1000, gzip: true });
+      const paced = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: (options.seconds * 1000) / 3, gzip: true, everyMs: 1000 });
       const after = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const loops = { polls: after.polls - before.polls, failed: after.failed - before.failed, deadline: after.deadline - before.deadline };
-      return { intervalMs: options.intervalMs, seconds: options.seconds, loops, scrapes };
+      return { intervalMs: options.intervalMs, seconds: options.seconds + options.seconds / 3, loops, scrapes, paced };
     } finally {
       clearInterval(ticker);
     }
@@ -143,6 +147,8 @@ export function printThreads(serve: { readonly wholePoll: WholePollFigures; read
     `loops every ${d.intervalMs / 1000} s for ${d.seconds} s under ${s.count} scrapes (p50 ${s.p50Ms.toFixed(1)} / p99 ${s.p99Ms.toFixed(1)} / max ${s.maxMs.toFixed(1)} ms, ${s.errors} errors): ` +
       `${d.loops.polls} polls, ${d.loops.failed} failed (${d.loops.deadline} collector runs cut at the deadline)`,
   );
+  const p = d.paced;
+  console.log(`  then ${p.count} paced scrapes (${Math.round(p.count / p.seconds)} per second, each scraper once a second): p50 ${p.p50Ms.toFixed(1)} / p99 ${p.p99Ms.toFixed(1)} / max ${p.maxMs.toFixed(1)} ms, ${p.errors} errors`);
 }
 
 /** The fleet phase on a simulator of its own, printed. */
