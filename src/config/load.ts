@@ -76,7 +76,7 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
 }
 
 /** Offsets of keys that repeat an earlier key of the same mapping (scalar keys, by value), in linear time. */
-function duplicateKeys(doc: Document): number[] {
+export function duplicateKeys(doc: Document): number[] {
   const found: number[] = [];
   // An explicit stack: a deeply nested file must not overflow the call stack here.
   const stack: unknown[] = [doc.contents];

@@ -9,10 +9,12 @@
  * toolkit keys (inline `cert`/`key`/`client_ca`, `client_allowed_sans`, `rate_limit`) are refused
  * by name, so every file this exporter accepts passes promtool too.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { parseDocument } from 'yaml';
+import { duplicateKeys } from '../config/load.js';
+import { readFileCapped } from '../config/read-capped.js';
 import { ExporterError } from '../errors.js';
 import { mapCipherSuites, mapCurves, mapVersion, normaliseClientAuth, versionAtMost, type ClientAuthType, type TlsVersionName } from './tls-options.js';
 
@@ -87,8 +89,10 @@ export function loadWebConfig(file: string): WebConfig {
   const problems: string[] = [];
   const text = readLimited(file, MAX_FILE_BYTES, (p) => problems.push(p));
   if (text === undefined) throw new WebConfigError(file, problems);
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  // Duplicate keys by the config loader's linear check (the library's compares every pair of keys).
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
   for (const e of doc.errors) problems.push(`YAML: ${e.message.split('\n')[0]}`);
+  if (doc.errors.length === 0) for (const _ of duplicateKeys(doc)) problems.push('YAML: Map keys must be unique');
   if (problems.length > 0) throw new WebConfigError(file, problems);
   let raw: unknown;
   try {
@@ -293,18 +297,23 @@ function readTls(s: Record<string, unknown>, dir: string, report: Report): TlsSe
   };
 }
 
-/** A file's text, or a reported problem (missing, unreadable, over the size cap). */
+/**
+ * A file's text, or a reported problem (missing, unreadable, over the size cap). Read with the
+ * config's capped reader: at most the cap + 1 bytes, so a FIFO or /dev/zero cannot hang a reload.
+ */
 function readLimited(file: string, maxBytes: number, report: Report): string | undefined {
-  try {
-    const size = statSync(file).size;
-    if (size > maxBytes) {
-      report(`${file}: ${size} bytes, over the ${maxBytes}-byte limit`);
-      return undefined;
+  const read = readFileCapped(file, maxBytes);
+  if (read.ok) return read.text;
+  if (read.reason.startsWith('larger than')) {
+    // The size of a regular file, for the message; a device or FIFO has none worth showing.
+    let size = 0;
+    try {
+      size = statSync(file).size;
+    } catch {
+      // gone meanwhile: the cap was exceeded all the same
     }
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    report(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? String(error))}`);
-    return undefined;
+    report(`${file}: ${size > maxBytes ? size : `more than ${maxBytes}`} bytes, over the ${maxBytes}-byte limit`);
   }
+  else report(`cannot read ${file}: ${read.reason === 'ENOENT' ? 'no such file' : read.reason === 'EACCES' ? 'permission denied' : read.reason}`);
+  return undefined;
 }
