@@ -12,9 +12,12 @@
  * only when one changed (src/discovery/refresher.ts also watches the directories). A broken file
  * fails the refresh with the file and the position of the problem; the last good list stays.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { MAX_ALIAS_COUNT } from '../config/load.js';
+import { readFileCapped } from '../config/read-capped.js';
+import { namePatternMatches } from '../config/regex.js';
 import type { FileSdSource } from '../config/types.js';
 import { baseUrl, DiscoveryError, validName, type DiscoveredServer } from './types.js';
 
@@ -30,14 +33,15 @@ export async function matchFiles(source: FileSdSource): Promise<string[]> {
       out.push(path);
       continue;
     }
-    const pattern = new RegExp(`^${name.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+    // The file-name glob as a whole-name pattern, matched by RE2's rules like every pattern of the config.
+    const pattern = { source: name.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]') };
     let entries: string[];
     try {
       entries = await readdir(dirname(path));
     } catch {
       entries = [];
     }
-    for (const entry of entries.sort()) if (pattern.test(entry)) out.push(join(dirname(path), entry));
+    for (const entry of entries.sort()) if (namePatternMatches(pattern, entry)) out.push(join(dirname(path), entry));
   }
   return [...new Set(out)];
 }
@@ -56,16 +60,17 @@ export async function filesSignature(files: readonly string[], source: FileSdSou
   return parts.join('\n');
 }
 
+/** A file_sd file: far above an inventory of thousands of servers (about 60 bytes each). */
+const MAX_FILE_SD_BYTES = 8 * 1024 * 1024;
+
 /** Every server of the files, in file order; a name given twice is an error naming both places. */
 export async function readFileSd(source: FileSdSource, files: readonly string[]): Promise<DiscoveredServer[]> {
   const byName = new Map<string, { server: DiscoveredServer; where: string }>();
   for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new DiscoveryError(`file_sd ${source.name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+    // Capped like the config's own files: a huge file or a FIFO fails this refresh, not the process.
+    const read = readFileCapped(file, MAX_FILE_SD_BYTES);
+    if (!read.ok) throw new DiscoveryError(`file_sd ${source.name}: cannot read ${file} (${read.reason})`);
+    const text = read.text;
     for (const { server, where } of parseTargetFile(text, file, source.name)) {
       const earlier = byName.get(server.name);
       if (earlier) throw new DiscoveryError(`file_sd ${source.name}: ${where}: server ${JSON.stringify(server.name)} is already listed at ${earlier.where}`);
@@ -80,7 +85,7 @@ export function parseTargetFile(text: string, file: string, sourceName: string):
   const fail = (where: string, message: string) => new DiscoveryError(`file_sd ${sourceName}: ${file}${where}: ${message}`);
   let doc: unknown;
   try {
-    doc = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 100 });
+    doc = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text, { maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     // The parsers quote the source text around the problem; only the reason before any quote is kept.
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.split(/ at line |[:,]? ?["']/)[0]!.trim();
