@@ -25,7 +25,7 @@
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
 import { byKey, DurationHistogram, groupKey, mergeSorted, SessionGroup } from './sessions-groups.js';
 import type { SeriesWriter } from '../metrics/series.js';
-import { namePatternMatches } from '../config/regex.js';
+import { streamFilterPasses } from '../config/regex.js';
 import type { StreamFilter } from '../config/types.js';
 import type { JsonObject, WalkOptions } from '../flussonic/api.js';
 import type { CollectContext, Collector } from './types.js';
@@ -253,8 +253,7 @@ export class SessionsCollector implements Collector {
     const stream = typeof name === 'string' ? name : '';
     let ok = this.admitted.get(stream);
     if (ok === undefined) {
-      const { include, exclude } = this.filter;
-      ok = (include === undefined || namePatternMatches(include, stream)) && (exclude === undefined || !namePatternMatches(exclude, stream));
+      ok = streamFilterPasses(this.filter, stream);
       // Stream names come and go; a bounded cache keeps it from growing with history.
       if (this.admitted.size >= 100_000) this.admitted.clear();
       this.admitted.set(stream, ok);

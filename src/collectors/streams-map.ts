@@ -5,8 +5,8 @@
  * stats shapes are both read here; where both carry a value, the field the catalogue names first
  * wins (design/metrics.md "Streams").
  */
-import { namePatternMatches } from '../config/regex.js';
-import type { ServerConfig, StreamFamilySwitches, StreamFilter } from '../config/types.js';
+import { streamFilterPasses } from '../config/regex.js';
+import type { ServerConfig, StreamFamilySwitches } from '../config/types.js';
 import type { JsonObject } from '../flussonic/api.js';
 import type {
   DvrInfo,
@@ -91,14 +91,6 @@ const INPUT_ERRORS_PREFIX = 'errors_';
 // How each group maps (pure: item in, samples out)
 // ---------------------------------------------------------------------------------------------
 
-/** Whether the stream filter lets this stream name through (no filter: every stream). */
-export function streamPasses(name: string, filter: StreamFilter): boolean {
-  // RE2 semantics (src/config/regex.ts): linear in the name's length whatever the pattern.
-  if (filter.include && !namePatternMatches(filter.include, name)) return false;
-  if (filter.exclude && namePatternMatches(filter.exclude, name)) return false;
-  return true;
-}
-
 /**
  * Maps one item of GET /streams. An item without a string `name` is a shape problem (it cannot be
  * labelled); an item the filter excludes adds nothing.
@@ -114,7 +106,7 @@ export function mapStream(
     return;
   }
   const name = stream.name;
-  if (!streamPasses(name, config.streams)) return;
+  if (!streamFilterPasses(config.streams, name)) return; // RE2 rules: linear in the name's length
 
   const { families } = config;
   if (families.details) out.add(F.info, [name, labelText(stream.title), labelText(stream.named_by)], 1);

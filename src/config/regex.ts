@@ -65,9 +65,13 @@ export function namePatternMatches(pattern: NamePattern, name: string): boolean 
  * compiled again from their sources.
  */
 export function compileStreamFilter(sources: StreamFilterSources): (name: string) => boolean {
-  const { include, exclude } = sources;
-  if (!include && !exclude) return () => true;
-  return (name) => (!include || namePatternMatches(include, name)) && (!exclude || !namePatternMatches(exclude, name));
+  if (!sources.include && !sources.exclude) return () => true;
+  return (name) => streamFilterPasses(sources, name);
+}
+
+/** Whether the stream filter lets this name through: the one test the streams and sessions collectors share. */
+export function streamFilterPasses({ include, exclude }: StreamFilterSources, name: string): boolean {
+  return (!include || namePatternMatches(include, name)) && (!exclude || !namePatternMatches(exclude, name));
 }
 
 /** What the RE2 syntax has instead, for the constructs people bring from Perl/JavaScript. */
