@@ -46,6 +46,11 @@ export class ApiCountsByTarget {
     return counts;
   }
 
+  /** Forgets the targets not in `names` (removed ones): their leftover counts must not reach a later target of the same name. */
+  retain(names: ReadonlySet<string>): void {
+    for (const name of this.targets.keys()) if (!names.has(name)) this.targets.delete(name);
+  }
+
   drain(target: string): ApiCounts {
     return this.targets.get(target)?.drain() ?? { requests: [], errors: [], bytes: [] };
   }

@@ -47,7 +47,11 @@ export class WorkerRuntime {
       case 'apply': {
         const targetDeps = { ...this.deps, stats: (name: string) => this.counts.stats(name) };
         const specs = message.targets.map((t) => targetSpec(t, targetDeps));
-        this.enqueue(() => this.poller.apply(specs));
+        const names = new Set(message.targets.map((t) => t.target.config.name));
+        this.enqueue(async () => {
+          await this.poller.apply(specs);
+          this.counts.retain(names);
+        });
         return;
       }
       case 'start':
