@@ -29,10 +29,8 @@ export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
   const apiKey = randomBytes(16).toString('hex');
   const simulator = await startSimulator({
     ...WORLD,
-    // DVR storage stats only where real servers have them (2025): the demo shows what a server of
-    // that generation shows, no more.
+    // DVR storage stats follow the shape (the simulator's default): only 2025 servers have them.
     shape,
-    dvrStats: shape === 'nested',
     catenaKeys: [{ key: apiKey, portal: PORTAL }],
     host: '127.0.0.1',
     port: 0,

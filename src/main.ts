@@ -3,6 +3,7 @@
  * The flussonic-exporter command. Wiring only: arguments, config, logger, exporter, listen,
  * signals. Exit codes: 0 clean stop, 2 bad arguments or config, 1 runtime failure.
  */
+import type { Logger } from 'pino';
 import { applyOverrides, failureReport, listenAddresses, listenFailure, parseCli, USAGE, type CliCommand } from './cli.js';
 import { loadConfig, type ExporterConfig } from './config/index.js';
 import { createExporter } from './exporter.js';
@@ -41,15 +42,11 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
   const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape) : undefined;
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path) : demo!.config, overrides);
   let config: ExporterConfig;
-  try {
-    config = load();
-  } catch (error) {
-    await demo?.close();
-    throw error;
-  }
-  const logger = createLogger(config.logLevel);
+  let logger: Logger;
   let webConfig: WebConfigSource;
   try {
+    config = load();
+    logger = createLogger(config.logLevel);
     // A bad web config stops the start (exit 2); later, a bad one keeps the last good one.
     webConfig = new WebConfigSource(web.configFile, logger);
   } catch (error) {

@@ -175,16 +175,6 @@ export class Poller {
     await Promise.all(runners.map((r) => r.pollNow()));
   }
 
-  /** True when every target finished its first poll attempt (successful or not). */
-  ready(): boolean {
-    for (const runner of this.runners.values()) if (!runner.status.lastPoll) return false;
-    return true;
-  }
-
-  statuses(): TargetStatus[] {
-    return [...this.runners.values()].map((r) => r.status);
-  }
-
   /** Stops every loop and aborts polls in flight; resolves when all targets are closed. */
   async stop(): Promise<void> {
     if (this.stopped) return;

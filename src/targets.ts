@@ -111,10 +111,9 @@ export function catenaTarget(config: CatenaConfig, factory: CatenaCollectorFacto
   };
 }
 
-/** A stable text of a config object (RegExp and Map included) to tell whether it changed. */
+/** A stable text of a config object (Map included) to tell whether it changed. */
 export function fingerprint(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
-    if (v instanceof RegExp) return `/${v.source}/${v.flags}`;
     if (v instanceof Map) return [...v.entries()];
     if (v === Number.POSITIVE_INFINITY) return 'Infinity';
     return v;

@@ -11,7 +11,7 @@
  */
 import type { CatenaConfig, ExporterConfig, ServerConfig } from '../config/types.js';
 import type { DiscoveredList } from '../discovery/types.js';
-import { ownsCatena, ownsServer, shardOf, type ShardSpec } from './shard.js';
+import { ownsCatena, ownsServer, type ShardSpec } from './shard.js';
 
 /** One target this replica owns, as /sd and /probe describe it. */
 export interface OwnedTarget {
@@ -72,6 +72,3 @@ export function buildTargetSet(config: ExporterConfig, lists: readonly Discovere
 export function catenaShard(catena: CatenaConfig): number {
   return catena.shard ?? 0;
 }
-
-/** Which shard owns a server name (for messages: "owned by shard 2"). */
-export { shardOf };

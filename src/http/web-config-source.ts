@@ -58,7 +58,7 @@ export class WebConfigSource {
   watch(intervalMs = 1000): void {
     if (this.file === undefined) return;
     this.pollMs = intervalMs;
-    this.watchFiles(this.config.files.length > 0 ? this.config.files : [this.file]);
+    this.watchFiles(this.config.files); // the web config file itself is always the first
   }
 
   close(): void {

@@ -112,11 +112,6 @@ export class ExpositionCache {
     return { parts, bytes };
   }
 
-  /** Names of the targets whose series are in the exposition. */
-  get targetNames(): readonly string[] {
-    return [...this.targets.keys()];
-  }
-
   /** The exposition now: text and a complete gzip of it (tests). */
   get current(): { readonly text: string; readonly gzip: Buffer; readonly version: number } {
     const snap = this.snapshot();
