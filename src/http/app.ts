@@ -14,6 +14,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { CONTENT_TYPE, type ExpositionCache } from '../metrics/exposition.js';
 import { finalPiece, type FinalPiece } from '../metrics/gzip-stream.js';
+import { acceptsGzip, sendExposition } from './exposition-reply.js';
 import type { SelfMetrics } from '../metrics/self.js';
 import type { TargetStatus } from '../poller.js';
 import type { FleetView } from '../fleet/fleet.js';
@@ -68,23 +69,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const selfText = await deps.self.render();
     const upstream = deps.exposition.snapshot();
     const self = encodeSelf(selfText);
-    let parts: readonly Uint8Array[];
-    if (acceptsGzip(acceptEncoding)) {
-      parts = upstream.gzip((self.final ??= finalPiece(self.bytes)));
-      reply.header('content-encoding', 'gzip');
-    } else {
-      parts = [...upstream.parts, self.bytes];
-    }
-    let length = 0;
-    for (const p of parts) length += p.byteLength;
-    // The cached parts as they are, never a concatenated copy of a possibly large exposition.
-    return reply
-      .code(200)
-      .header('content-type', CONTENT_TYPE)
-      .header('vary', 'Accept-Encoding')
-      .header('cache-control', 'no-store')
-      .header('content-length', length)
-      .send(Readable.from(parts, { objectMode: false }));
+    const final = (self.final ??= finalPiece(self.bytes));
+    return sendExposition(reply, upstream, final, acceptsGzip(acceptEncoding));
   });
 
   if (deps.metricsPath !== '/') {
@@ -115,23 +101,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   return app;
 }
 
-/** Whether an Accept-Encoding header admits gzip (`gzip`, `x-gzip` or `*`, with q > 0). */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  let star = false;
-  for (const part of header.split(',')) {
-    const [rawName, ...params] = part.split(';');
-    const name = rawName!.trim().toLowerCase();
-    let q = 1;
-    for (const p of params) {
-      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
-      if (m) q = Number(m[1]);
-    }
-    if (name === 'gzip' || name === 'x-gzip') return q > 0;
-    if (name === '*') star = q > 0;
-  }
-  return star;
-}
+export { acceptsGzip };
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -9,15 +9,16 @@
  *    /metrics instead, for a job that scrapes every replica whole.
  * The address in /sd is the Host the request came to: Prometheus reaches the exporter there.
  */
-import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetView } from '../fleet/fleet.js';
 import { shardOf } from '../fleet/shard.js';
 import { familyByName } from '../metrics/catalogue.js';
-import { CONTENT_TYPE, familyHeader, type ExpositionCache } from '../metrics/exposition.js';
+import { EMPTY_EXPOSITION as EMPTY, familyHeader, type ExpositionCache } from '../metrics/exposition.js';
+import { finalPiece } from '../metrics/gzip-stream.js';
 import { escapeLabelValue } from '../metrics/series.js';
 import type { TargetStatus } from '../poller.js';
 import { targetKey } from '../poller.js';
+import { acceptsGzip, sendExposition } from './exposition-reply.js';
 
 export const PROBE_PATH = '/probe';
 export const SD_PATH = '/sd';
@@ -57,14 +58,8 @@ function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDep
   const status = deps.statuses().find((s) => s.kind === 'server' && s.name === owned.name);
   const up = status?.lastPoll?.ok === true ? 1 : 0;
   const upText = Buffer.from(`${UP_HEADER}flussonic_up{server="${escapeLabelValue(owned.name)}"} ${up}\n`, 'utf8');
-  const cached = up === 1 ? deps.exposition.targetParts(targetKey('server', owned.name)) : undefined;
-  const parts = [...(cached?.parts ?? []), upText];
-  return reply
-    .code(200)
-    .header('content-type', CONTENT_TYPE)
-    .header('cache-control', 'no-store')
-    .header('content-length', (cached?.bytes ?? 0) + upText.length)
-    .send(Readable.from(parts, { objectMode: false }));
+  const cached = up === 1 ? deps.exposition.targetBody(targetKey('server', owned.name)) : undefined;
+  return sendExposition(reply, cached ?? EMPTY, finalPiece(upText), acceptsGzip(request.headers['accept-encoding']));
 }
 
 /** Host[:port] as the request named it; anything else falls back to the socket's own address. */

@@ -1,5 +1,6 @@
 import { CATALOGUE, type FamilyDef } from './catalogue.js';
-import { deflatePiece, finalPiece, gzipMember, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from './gzip-stream.js';
+import type { Readable } from 'node:stream';
+import { deflatePiece, finalPiece, gzipMember, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from './gzip-stream.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -10,43 +11,51 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 export type TargetChunks = ReadonlyMap<string, readonly Uint8Array[]>;
 
 /**
- * One target's exposition as it is kept and served: per family, its sample text in one buffer
- * with the deflated form (prepareTarget). Made where the poll ran (a worker), so the serving
- * thread never compresses or copies a target's text.
+ * One target's exposition as it is kept and served: per family, its sample text deflated as a
+ * piece of the response's gzip stream (prepareTarget). Made where the poll ran (a worker), so the
+ * serving thread never compresses a target's text, and only the compressed form is kept: about a
+ * thirteenth of the text's size.
  */
 export type PreparedTarget = ReadonlyMap<string, DeflatedPiece>;
 
 /**
- * Joins each family's blocks into one buffer of its own (the unit that crosses threads by
- * transfer) and deflates it as a piece of the response's gzip stream.
+ * Deflates each family's blocks as one piece, its deflated bytes in a buffer of its own (the unit
+ * that crosses threads by transfer). A family of several blocks is joined in a scratch buffer
+ * reused from family to family and poll to poll, so the text is never copied into new memory.
  */
 export function prepareTarget(chunks: TargetChunks): PreparedTarget {
   const out = new Map<string, DeflatedPiece>();
   for (const [family, blocks] of chunks) {
     if (blocks.length === 0) continue;
-    const piece = deflatePiece(ownBuffer(blocks));
-    out.set(family, { ...piece, deflated: ownBuffer([piece.deflated]) });
+    const piece = deflatePiece(blocks.length === 1 ? blocks[0]! : joined(blocks));
+    out.set(family, { ...piece, deflated: ownBuffer(piece.deflated) });
   }
   return out;
 }
 
-/**
- * The blocks in one Uint8Array that alone spans its ArrayBuffer, so it can be transferred to
- * another thread: a single block that already does is kept, anything else (several blocks, a
- * slice of Node's shared Buffer pool or of a larger zlib buffer) is copied once.
- */
-export function ownBuffer(blocks: readonly Uint8Array[]): Uint8Array {
-  const only = blocks.length === 1 ? blocks[0]! : undefined;
-  if (only && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength && only.buffer instanceof ArrayBuffer) return only;
+let scratch = new Uint8Array(0);
+
+/** The blocks one after another in the scratch buffer (valid until the next call). */
+function joined(blocks: readonly Uint8Array[]): Uint8Array {
   let bytes = 0;
   for (const b of blocks) bytes += b.byteLength;
-  const out = new Uint8Array(bytes);
+  if (scratch.byteLength < bytes) scratch = new Uint8Array(Math.max(bytes, scratch.byteLength * 2));
   let at = 0;
   for (const b of blocks) {
-    out.set(b, at);
+    scratch.set(b, at);
     at += b.byteLength;
   }
-  return out;
+  return scratch.subarray(0, bytes);
+}
+
+/**
+ * The bytes in a Uint8Array that alone spans its ArrayBuffer, so it can be transferred to another
+ * thread: kept when it already does, copied once when it is a slice (of Node's shared Buffer pool
+ * or of a larger zlib buffer).
+ */
+export function ownBuffer(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes;
+  return new Uint8Array(bytes);
 }
 
 /**
@@ -93,23 +102,19 @@ export class ExpositionCache {
   }
 
   /**
-   * One target's exposition (for /probe): HELP/TYPE and its sample text, family by family in
-   * catalogue order, referenced as they are; undefined when the target has no series (not polled
-   * yet, or its last poll failed).
+   * One target's exposition (for /probe): HELP/TYPE and its samples, family by family in catalogue
+   * order; undefined when the target has no series (not polled yet, or its last poll failed).
    */
-  targetParts(key: string): { readonly parts: readonly Uint8Array[]; readonly bytes: number } | undefined {
+  targetBody(key: string): Exposition | undefined {
     const target = this.targets.get(key);
     if (!target) return undefined;
-    const parts: Uint8Array[] = [];
-    let bytes = 0;
+    const pieces: DeflatedPiece[] = [];
     for (const def of this.families) {
       const piece = target.get(def.name);
-      if (!piece || piece.plain.length === 0) continue;
-      const header = this.headerOf(def).plain;
-      parts.push(header, piece.plain);
-      bytes += header.byteLength + piece.plain.byteLength;
+      if (!piece || piece.bytes === 0) continue;
+      pieces.push(this.headerOf(def), piece);
     }
-    return { parts, bytes };
+    return servable(bodyOf(pieces));
   }
 
   /** The exposition now: text and a complete gzip of it (tests). */
@@ -118,19 +123,16 @@ export class ExpositionCache {
     return { text: snap.text, gzip: Buffer.concat(snap.gzip(finalPiece(new Uint8Array(0)))), version: snap.version };
   }
 
-  /** The exposition now, for a scrape: its text parts, and its gzip stream with a tail appended. */
+  /** The exposition now, for a scrape. */
   snapshot(): ExpositionSnapshot {
     const built = this.build();
+    const body = servable(built);
     return {
-      get parts() {
-        return (built.batched ??= coalesce(built.parts));
-      },
-      bytes: built.summary.bytes,
+      ...body,
       version: built.version,
       get text() {
-        return Buffer.concat(built.parts).toString('utf8');
+        return plainText(body.gzip(finalPiece(new Uint8Array(0))));
       },
-      gzip: (tail) => gzipMember(built.deflated, built.summary, tail),
     };
   }
 
@@ -141,7 +143,7 @@ export class ExpositionCache {
       let header = false;
       for (const target of this.targets.values()) {
         const piece = target.get(def.name);
-        if (!piece || piece.plain.length === 0) continue;
+        if (!piece || piece.bytes === 0) continue;
         if (!header) {
           pieces.push(this.headerOf(def));
           header = true;
@@ -149,13 +151,7 @@ export class ExpositionCache {
         pieces.push(piece);
       }
     }
-    this.built = {
-      version: this.version,
-      parts: pieces.map((p) => p.plain),
-      batched: undefined,
-      deflated: coalesce(pieces.map((p) => p.deflated)),
-      summary: summarise(pieces),
-    };
+    this.built = { version: this.version, ...bodyOf(pieces) };
     return this.built;
   }
 
@@ -169,25 +165,43 @@ export class ExpositionCache {
   }
 }
 
-interface BuiltExposition {
-  readonly version: number;
-  readonly parts: readonly Uint8Array[];
-  /** `parts` coalesced for sending, made when a plain-text scrape first asks. */
-  batched: readonly Uint8Array[] | undefined;
+/** Deflated pieces in the order they are sent, and what their text adds up to. */
+export interface ExpositionBody {
   /** The deflated pieces, coalesced for sending. */
   readonly deflated: readonly Uint8Array[];
   readonly summary: PiecesSummary;
 }
 
-export interface ExpositionSnapshot {
-  /** The upstream text, decoded on demand (tests). */
-  readonly text: string;
-  /** The exposition as UTF-8, to be sent part after part; `bytes` long in all. */
-  readonly parts: readonly Uint8Array[];
-  readonly bytes: number;
+function bodyOf(pieces: readonly DeflatedPiece[]): ExpositionBody {
+  return { deflated: coalesce(pieces.map((p) => p.deflated)), summary: summarise(pieces) };
+}
+
+interface BuiltExposition extends ExpositionBody {
   readonly version: number;
+}
+
+/** An exposition ready to send, with a tail (the self-metrics, or a probe's `up`) appended. */
+export interface Exposition {
+  /** Length of the exposition's text in bytes, without the tail. */
+  readonly bytes: number;
   /** The parts of one gzip member holding the exposition followed by `tail` (finalPiece()). */
   gzip(tail: FinalPiece): Uint8Array[];
+  /** The exposition followed by `tail` as text, inflated as it is read (`bytes` + tail.bytes long). */
+  plain(tail: FinalPiece): Readable;
+}
+
+function servable(body: ExpositionBody): Exposition {
+  return {
+    bytes: body.summary.bytes,
+    gzip: (tail) => gzipMember(body.deflated, body.summary, tail),
+    plain: (tail) => plainStream(gzipMember(body.deflated, body.summary, tail)),
+  };
+}
+
+export interface ExpositionSnapshot extends Exposition {
+  /** The upstream text, inflated on demand (tests). */
+  readonly text: string;
+  readonly version: number;
 }
 
 /**
@@ -228,3 +242,6 @@ export function familyHeader(def: FamilyDef): string {
 function escapeHelp(help: string): string {
   return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
+
+/** No series: the tail alone. */
+export const EMPTY_EXPOSITION: Exposition = servable(bodyOf([]));

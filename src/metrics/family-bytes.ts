@@ -1,7 +1,7 @@
 /**
  * The sample lines of one family as UTF-8, written straight into byte chunks: no per-line string,
- * no joined text. Chunks are unpooled (each its own ArrayBuffer), so the blocks render() hands out
- * are owned by nobody else and can be transferred to another thread.
+ * no joined text. The blocks render() hands out are deflated where they were written
+ * (prepareTarget); only the deflated form leaves the thread.
  */
 
 /** First chunk of a family: most families of a small target hold a few lines. */
@@ -11,7 +11,7 @@ const MAX_CHUNK = 256 * 1024;
 
 export class FamilyBytes {
   private readonly full: Buffer[] = [];
-  private chunk: Buffer = Buffer.allocUnsafeSlow(FIRST_CHUNK);
+  private chunk: Buffer = Buffer.allocUnsafe(FIRST_CHUNK);
   private pos = 0;
 
   /** Makes room for `bytes` more bytes in the current chunk. */
@@ -19,7 +19,7 @@ export class FamilyBytes {
     if (this.pos + bytes <= this.chunk.length) return;
     if (this.pos > 0) this.full.push(this.chunk.subarray(0, this.pos));
     const size = Math.max(bytes, Math.min(MAX_CHUNK, this.chunk.length * 2));
-    this.chunk = Buffer.allocUnsafeSlow(size);
+    this.chunk = Buffer.allocUnsafe(size);
     this.pos = 0;
   }
 
@@ -96,24 +96,17 @@ export class FamilyBytes {
     this.ascii(formatValue(v));
   }
 
-  /**
-   * The lines written, as blocks: the full chunks as they are, the last one copied to its exact
-   * size (it is at most MAX_CHUNK). The writer is done with them after this.
-   */
+  /** The lines written, as blocks (views of the chunks, not copies). The writer is done with them after this. */
   blocks(): Buffer[] {
     const out = this.full.slice();
-    if (this.pos > 0) {
-      const last = Buffer.allocUnsafeSlow(this.pos);
-      this.chunk.copy(last, 0, 0, this.pos);
-      out.push(last);
-    }
+    if (this.pos > 0) out.push(this.chunk.subarray(0, this.pos));
     return out;
   }
 
   /** Lets the chunks go (a shed family). */
   clear(): void {
     this.full.length = 0;
-    this.chunk = Buffer.allocUnsafeSlow(FIRST_CHUNK);
+    this.chunk = Buffer.allocUnsafe(FIRST_CHUNK);
     this.pos = 0;
   }
 }

@@ -10,17 +10,22 @@
  * compresses only the small self-metrics per scrape and never reads the large text again. Every
  * decoder (curl, browsers, Go's and Node's gunzip) sees one gzip member.
  */
-import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { pipeline, Readable } from 'node:stream';
+import { constants, crc32, createGunzip, deflateRawSync, gunzipSync } from 'node:zlib';
 import { combineCrc, shiftOf } from './crc32.js';
 
-/** One piece of exposition text with its deflated form. */
+/**
+ * One piece of exposition text in its deflated form only: the text itself is not kept (a plain
+ * response inflates it again; see plainStream()), so a target costs its compressed size in memory.
+ */
 export interface DeflatedPiece {
-  /** The text, UTF-8. */
-  readonly plain: Uint8Array;
-  /** Raw deflate of `plain`, sync-flushed (not final). */
+  /** Raw deflate of the text, sync-flushed (not final). */
   readonly deflated: Uint8Array;
+  /** CRC-32 of the text. */
   readonly crc: number;
-  /** shiftOf(plain.length). */
+  /** Length of the text in bytes. */
+  readonly bytes: number;
+  /** shiftOf(bytes). */
   readonly shift: number;
 }
 
@@ -32,7 +37,7 @@ const LEVEL = 1;
 
 export function deflatePiece(plain: Uint8Array): DeflatedPiece {
   const deflated = deflateRawSync(plain, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
-  return { plain, deflated, crc: crc32(plain), shift: shiftOf(plain.length) };
+  return { deflated, crc: crc32(plain), bytes: plain.length, shift: shiftOf(plain.length) };
 }
 
 /** What a run of pieces adds up to: the CRC and length of their text. */
@@ -46,7 +51,7 @@ export function summarise(pieces: Iterable<DeflatedPiece>): PiecesSummary {
   let bytes = 0;
   for (const p of pieces) {
     crc = combineCrc(crc, p.crc, p.shift);
-    bytes += p.plain.length;
+    bytes += p.bytes;
   }
   return { crc, bytes };
 }
@@ -76,4 +81,19 @@ export function gzipMember(pieces: readonly Uint8Array[], summary: PiecesSummary
   trailer.writeUInt32LE(crc, 0);
   trailer.writeUInt32LE((summary.bytes + tail.bytes) % 2 ** 32, 4);
   return [HEADER, ...pieces, tail.deflated, trailer];
+}
+
+/**
+ * The text of a gzip member made by gzipMember(), inflated as it is sent (zlib's thread pool, not
+ * the serving thread): a plain-text scrape costs one inflate, and no copy of the text is kept. The
+ * gunzip checks the CRC and length, so a piece that does not match its text fails the response.
+ */
+export function plainStream(member: readonly Uint8Array[]): Readable {
+  // An error (never expected: the pieces were made here) destroys the gunzip, which ends the response.
+  return pipeline(Readable.from(member, { objectMode: false }), createGunzip(), () => undefined);
+}
+
+/** The text of a gzip member made by gzipMember(), at once (tests, small bodies). */
+export function plainText(member: readonly Uint8Array[]): string {
+  return gunzipSync(Buffer.concat(member)).toString('utf8');
 }

@@ -206,8 +206,7 @@ export class SeriesWriter {
 
   /**
    * The rendered sample lines per family name, without HELP/TYPE: blocks of UTF-8, each line ending
-   * in a newline; shed families are left out. Every block views an unpooled ArrayBuffer that
-   * nothing else holds after this (the writer is done once rendered), so it may be transferred.
+   * in a newline; shed families are left out. The writer is done once rendered.
    */
   render(): Map<string, readonly Buffer[]> {
     const out = new Map<string, readonly Buffer[]>();

@@ -54,12 +54,12 @@ export interface ApiCounts {
   readonly bytes: readonly (readonly [string, number])[];
 }
 
-/** One family of a target's exposition: its text and deflated piece (src/metrics/gzip-stream.ts). */
+/** One family of a target's exposition: its deflated piece (src/metrics/gzip-stream.ts). */
 export interface FamilyPiece {
   readonly family: string;
-  readonly plain: Uint8Array;
   readonly deflated: Uint8Array;
   readonly crc: number;
+  readonly bytes: number;
   readonly shift: number;
 }
 
@@ -97,7 +97,7 @@ export type FromWorker =
 export function transferList(result: PollResult): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>();
   for (const piece of result.exposition ?? []) {
-    for (const view of [piece.plain, piece.deflated]) if (view.buffer instanceof ArrayBuffer) out.add(view.buffer);
+    if (piece.deflated.buffer instanceof ArrayBuffer) out.add(piece.deflated.buffer);
   }
   return [...out];
 }

@@ -1,4 +1,5 @@
 /** /probe and /sd: a memory read of one owned target, refusals, and http_sd JSON of the owned set. */
+import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { shardOf } from '../../src/fleet/shard.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -39,6 +40,12 @@ describe('/probe', () => {
     const all = parseSamples((await h.get('/metrics')).body).filter((s) => s.labels.server === 'edge-1' && s.name.startsWith('flussonic_') && !s.name.startsWith('flussonic_exporter_'));
     expect(parseSamples(probe.body).length).toBe(all.length);
     expect(sim.requests.count()).toBe(before);
+    // Asked for gzip (as Prometheus asks), the same text as one gzip member of the stated length.
+    const gz = await h.exporter.app.inject({ method: 'GET', url: '/probe?target=edge-1', headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(Number(gz.headers['content-length'])).toBe(gz.rawPayload.length);
+    expect(gunzipSync(gz.rawPayload).toString('utf8')).toBe(probe.body);
+    expect(Number(probe.headers['content-length'])).toBe(Buffer.byteLength(probe.body));
 
     // A name with a slash and quotes is a name like any other (percent-encoded in the query).
     const odd = await h.get(`/probe?target=${encodeURIComponent('edge/2 "x"')}`);

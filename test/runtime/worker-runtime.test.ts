@@ -68,7 +68,7 @@ describe('WorkerRuntime', () => {
     expect(result).toMatchObject({ id: 7, kind: 'server', name: 'edge-1', ok: true, keepOnFailure: false });
     expect(result.collectors).toEqual([expect.objectContaining({ name: 'streams', ok: true, dropped: 0 })]);
     expect(sent.find((s) => s.message.type === 'result')!.detachedAfterSend).toBe(true);
-    // What arrived is a complete exposition piece: text and a deflated form the cache can serve.
+    // What arrived is a complete exposition: deflated pieces the cache can serve.
     const cache = new ExpositionCache();
     cache.swapPrepared('server/edge-1', new Map(result.exposition!.map((p) => [p.family, p])));
     const text = cache.current.text;
