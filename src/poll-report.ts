@@ -1,25 +1,12 @@
 /**
- * What a poll reports beyond its samples, as pure functions of its collector runs: the blocks of
- * all collectors joined per family, why a run failed (the reason label and message), and the one
- * warning of a poll over its series budget, naming the setting to change.
+ * What a poll reports beyond its samples, as pure functions of its collector runs: why a run
+ * failed (the reason label and message), and the one warning of a poll over its series budget,
+ * naming the setting to change.
  */
 import { UpstreamError } from './errors.js';
 import { tierOf } from './metrics/budget.js';
 import { InvalidValuesError } from './metrics/ranges.js';
-import type { SeriesWriter } from './metrics/series.js';
 import type { Target } from './poller.js';
-
-/** The family chunks of all collectors of one poll; a family written by two collectors is joined. */
-export function mergeChunks(results: readonly { readonly out: SeriesWriter }[]): Map<string, readonly Uint8Array[]> {
-  const merged = new Map<string, readonly Uint8Array[]>();
-  for (const r of results) {
-    for (const [family, blocks] of r.out.render()) {
-      const before = merged.get(family);
-      merged.set(family, before === undefined ? blocks : [...before, ...blocks]);
-    }
-  }
-  return merged;
-}
 
 /**
  * The one warning of a poll over its budget: what was shed or dropped and the setting to change

@@ -26,9 +26,9 @@
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
-import type { TargetChunks } from './metrics/exposition.js';
+import type { SampleSource } from './metrics/exposition.js';
 import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
-import { describeFailure, mergeChunks, overBudgetMessage } from './poll-report.js';
+import { describeFailure, overBudgetMessage } from './poll-report.js';
 import { raceAbort } from './race-abort.js';
 import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
 
@@ -105,8 +105,8 @@ export interface PollOutcome {
   /** The fingerprint of the spec the target was made from. */
   readonly fingerprint: string;
   readonly ok: boolean;
-  /** Every collector's blocks per family (a good poll). */
-  readonly chunks?: TargetChunks;
+  /** Every collector's samples, rendered and deflated by whoever takes the outcome (a good poll). */
+  readonly samples?: readonly SampleSource[];
   readonly collectors: readonly CollectorRun[];
   readonly status: TargetStatus;
 }
@@ -355,7 +355,7 @@ class TargetRunner {
       target,
       fingerprint: this.fingerprint,
       ok,
-      ...(ok ? { chunks: mergeChunks(results) } : {}),
+      ...(ok ? { samples: results.map((r) => r.out) } : {}),
       collectors: results.map((r) => ({
         name: r.collector.name,
         ok: errors.get(r) === undefined,

@@ -1,5 +1,6 @@
 import { CATALOGUE, type FamilyDef } from './catalogue.js';
 import type { Readable } from 'node:stream';
+import { FamilyBytes } from './family-bytes.js';
 import { deflatePiece, finalPiece, gzipMember, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from './gzip-stream.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -18,34 +19,44 @@ export type TargetChunks = ReadonlyMap<string, readonly Uint8Array[]>;
  */
 export type PreparedTarget = ReadonlyMap<string, DeflatedPiece>;
 
-/**
- * Deflates each family's blocks as one piece, its deflated bytes in a buffer of its own (the unit
- * that crosses threads by transfer). A family of several blocks is joined in a scratch buffer
- * reused from family to family and poll to poll, so the text is never copied into new memory.
- */
+/** Deflates each family's blocks as one piece (tests and benchmarks that hold rendered blocks). */
 export function prepareTarget(chunks: TargetChunks): PreparedTarget {
-  const out = new Map<string, DeflatedPiece>();
-  for (const [family, blocks] of chunks) {
-    if (blocks.length === 0) continue;
-    const piece = deflatePiece(blocks.length === 1 ? blocks[0]! : joined(blocks));
-    out.set(family, { ...piece, deflated: ownBuffer(piece.deflated) });
-  }
-  return out;
+  return prepareSources([
+    {
+      familyNames: () => chunks.keys(),
+      renderFamily: (name, into) => {
+        for (const block of chunks.get(name) ?? []) into.bytes(block);
+      },
+    },
+  ]);
 }
 
-let scratch = new Uint8Array(0);
+/** Renders families of samples on demand (a SeriesWriter). */
+export interface SampleSource {
+  familyNames(): Iterable<string>;
+  /** Writes the family's sample lines after what `into` holds. */
+  renderFamily(name: string, into: FamilyBytes): void;
+}
 
-/** The blocks one after another in the scratch buffer (valid until the next call). */
-function joined(blocks: readonly Uint8Array[]): Uint8Array {
-  let bytes = 0;
-  for (const b of blocks) bytes += b.byteLength;
-  if (scratch.byteLength < bytes) scratch = new Uint8Array(Math.max(bytes, scratch.byteLength * 2));
-  let at = 0;
-  for (const b of blocks) {
-    scratch.set(b, at);
-    at += b.byteLength;
+const rendering = new FamilyBytes();
+
+/**
+ * The prepared exposition of one poll's sources (its collectors' writers): each family rendered
+ * from every source that has it, into one buffer reused for every family, and deflated from there.
+ * Only the compressed pieces remain.
+ */
+export function prepareSources(sources: readonly SampleSource[]): PreparedTarget {
+  const out = new Map<string, DeflatedPiece>();
+  const names = new Set<string>();
+  for (const source of sources) for (const name of source.familyNames()) names.add(name);
+  for (const name of names) {
+    rendering.reset();
+    for (const source of sources) source.renderFamily(name, rendering);
+    if (rendering.length === 0) continue;
+    const piece = deflatePiece(rendering.view());
+    out.set(name, { ...piece, deflated: ownBuffer(piece.deflated) });
   }
-  return scratch.subarray(0, bytes);
+  return out;
 }
 
 /**

@@ -1,26 +1,37 @@
 /**
- * The sample lines of one family as UTF-8, written straight into byte chunks: no per-line string,
- * no joined text. The blocks render() hands out are deflated where they were written
- * (prepareTarget); only the deflated form leaves the thread.
+ * A growable byte buffer that sample lines are written into as UTF-8: no per-line string, no
+ * joined text. SeriesWriter keeps its samples as label blocks and numbers until the end of a poll,
+ * then writes one family at a time into one such buffer, reused from family to family and poll to
+ * poll, and the text is deflated from there (src/metrics/exposition.ts): a target's text never
+ * exists whole.
  */
 
-/** First chunk of a family: most families of a small target hold a few lines. */
-const FIRST_CHUNK = 1024;
-/** Chunks double up to this; a full chunk is handed out as it is, without a copy. */
-const MAX_CHUNK = 256 * 1024;
+const FIRST_SIZE = 1024;
 
 export class FamilyBytes {
-  private readonly full: Buffer[] = [];
-  private chunk: Buffer = Buffer.allocUnsafe(FIRST_CHUNK);
+  private chunk: Buffer = Buffer.allocUnsafe(FIRST_SIZE);
   private pos = 0;
 
-  /** Makes room for `bytes` more bytes in the current chunk. */
+  /** The bytes written since the last reset(), a view valid until the next write or reset. */
+  view(): Uint8Array {
+    return this.chunk.subarray(0, this.pos);
+  }
+
+  get length(): number {
+    return this.pos;
+  }
+
+  /** Starts again at the beginning, keeping the memory. */
+  reset(): void {
+    this.pos = 0;
+  }
+
+  /** Makes room for `bytes` more bytes (growing by copying into a buffer twice as large). */
   reserve(bytes: number): void {
     if (this.pos + bytes <= this.chunk.length) return;
-    if (this.pos > 0) this.full.push(this.chunk.subarray(0, this.pos));
-    const size = Math.max(bytes, Math.min(MAX_CHUNK, this.chunk.length * 2));
-    this.chunk = Buffer.allocUnsafe(size);
-    this.pos = 0;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.pos + bytes, this.chunk.length * 2));
+    this.chunk.copy(grown, 0, 0, this.pos);
+    this.chunk = grown;
   }
 
   bytes(b: Uint8Array): void {
@@ -34,6 +45,16 @@ export class FamilyBytes {
       c.set(b, p);
       p += n;
     }
+    this.pos = p;
+  }
+
+  /** `b` without its last `drop` bytes. */
+  bytesBut(b: Uint8Array, drop: number): void {
+    const n = b.length - drop;
+    this.reserve(n);
+    const c = this.chunk;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) c[p++] = b[i]!;
     this.pos = p;
   }
 
@@ -94,20 +115,6 @@ export class FamilyBytes {
       return;
     }
     this.ascii(formatValue(v));
-  }
-
-  /** The lines written, as blocks (views of the chunks, not copies). The writer is done with them after this. */
-  blocks(): Buffer[] {
-    const out = this.full.slice();
-    if (this.pos > 0) out.push(this.chunk.subarray(0, this.pos));
-    return out;
-  }
-
-  /** Lets the chunks go (a shed family). */
-  clear(): void {
-    this.full.length = 0;
-    this.chunk = Buffer.allocUnsafe(FIRST_CHUNK);
-    this.pos = 0;
   }
 }
 

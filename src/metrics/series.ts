@@ -37,13 +37,30 @@ export interface HistogramValue {
 export type LabelBlock = Uint8Array;
 
 const SPACE = 0x20;
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const CLOSE = 0x7d;
 const NEWLINE = 0x0a;
 const EMPTY_BLOCK: LabelBlock = new Uint8Array(0);
 
-/** One family's lines and its place in the budget. */
+/** Distinct label-pair tails kept per family and run (states, input indexes); more are encoded per sample. */
+const MAX_SUFFIXES = 4096;
+
+/**
+ * One family's samples and its place in the budget. A sample is kept as its label block, an
+ * optional tail of further label pairs, and its value: a few pointers and a number instead of a
+ * line of text, until the family is rendered at the end of the poll (renderFamily()).
+ */
 class FamilyState {
-  readonly bytes = new FamilyBytes();
   readonly name: Buffer;
+  blocks: Uint8Array[] = [];
+  /** Per sample: pairs after the cached block's first label (`,status="running"}`), when any. */
+  suffixes: (Uint8Array | undefined)[] | undefined;
+  values: number[] = [];
+  /** Histogram lines, written as text when they come (a few per run). */
+  text: FamilyBytes | undefined;
+  /** Encoded tails by their label values, for this run. */
+  suffixCache: Map<string, Uint8Array> | undefined;
   /** Series written (or, once shed, that would have been written) in this poll. */
   series = 0;
   shed = false;
@@ -54,7 +71,28 @@ class FamilyState {
   ) {
     this.name = Buffer.from(def.name, 'latin1');
   }
+
+  push(block: Uint8Array, value: number, suffix?: Uint8Array): void {
+    if (suffix !== undefined) (this.suffixes ??= new Array<Uint8Array | undefined>(this.values.length))[this.values.length] = suffix;
+    this.blocks.push(block);
+    this.values.push(value);
+  }
+
+  get empty(): boolean {
+    return this.values.length === 0 && (this.text === undefined || this.text.length === 0);
+  }
+
+  clear(): void {
+    this.blocks = [];
+    this.suffixes = undefined;
+    this.values = [];
+    this.text = undefined;
+    this.suffixCache = undefined;
+  }
 }
+
+/** Where one run's families are rendered, one at a time (the writers of a thread run one after another). */
+const shared = new FamilyBytes();
 
 /**
  * Collects the samples of one collector run for one target, written straight to UTF-8 bytes per
@@ -140,17 +178,33 @@ export class SeriesWriter {
     if (!this.checks.accept(def, v, labelValues)) return;
     const f = this.admit(def);
     if (f === undefined) return;
-    const out = f.bytes;
-    out.bytes(f.name);
     const offset = this.constLabelNames.length;
     const cache = this.blockCache;
-    if (cache !== undefined && labelNames === undefined && labelValues.length === 1 && def.labels.length === offset + 1) {
-      out.bytes(cache.get(def.labels[offset]!, labelValues[0]!, () => this.encodedBlock(def, labelValues)));
+    const n = labelValues.length;
+    if (cache !== undefined && labelNames === undefined && n >= 1 && def.labels.length === offset + n) {
+      const label = def.labels[offset]!;
+      const first = labelValues[0]!;
+      const block = cache.get(label, first, () => this.encodedBlock(def, [first], [label]));
+      // Further pairs (a state, an input index) follow the cached block of the first label.
+      f.push(block, v, n === 1 ? undefined : this.suffixOf(f, labelValues));
     } else {
-      const pairs = this.labelPairs(def, labelValues, labelNames);
-      if (pairs) out.utf8(`{${pairs}}`);
+      f.push(this.encodedBlock(def, labelValues, labelNames), v);
     }
-    this.finishLine(out, v);
+  }
+
+  /** `,status="running"}`: the pairs after the first label, closing the block. */
+  private suffixOf(f: FamilyState, labelValues: readonly string[]): Uint8Array {
+    const key = labelValues.length === 2 ? labelValues[1]! : labelValues.slice(1).join('\u0000');
+    const cache = (f.suffixCache ??= new Map());
+    let suffix = cache.get(key);
+    if (suffix === undefined) {
+      const offset = this.constLabelNames.length;
+      let text = '';
+      for (let i = 1; i < labelValues.length; i++) text += `,${f.def.labels[offset + i]}="${escapeLabelValue(labelValues[i]!)}"`;
+      suffix = Buffer.from(`${text}}`, 'utf8');
+      if (cache.size < MAX_SUFFIXES) cache.set(key, suffix);
+    }
+    return suffix;
   }
 
   /**
@@ -169,9 +223,7 @@ export class SeriesWriter {
     if (!this.checks.accept(def, value, [])) return;
     const f = this.admit(def);
     if (f === undefined) return;
-    f.bytes.bytes(f.name);
-    f.bytes.bytes(labelBlock);
-    this.finishLine(f.bytes, value);
+    f.push(labelBlock, value);
   }
 
   /** Adds one histogram series (its buckets, sum and count). Counts as one series. */
@@ -180,7 +232,7 @@ export class SeriesWriter {
     const f = this.admit(def);
     if (f === undefined) return;
     const base = this.labelPairs(def, labelValues);
-    const out = f.bytes;
+    const out = (f.text ??= new FamilyBytes());
     const bucketPrefix = `${def.name}_bucket{${base ? `${base},` : ''}le="`;
     for (let i = 0; i <= h.buckets.length; i++) {
       out.utf8(bucketPrefix);
@@ -204,16 +256,40 @@ export class SeriesWriter {
     }
   }
 
+  /** The families with samples in this run (shed ones left out), in the order they came. */
+  *familyNames(): IterableIterator<string> {
+    for (const [name, f] of this.families) if (!f.shed && !f.empty) yield name;
+  }
+
+  /** Writes a family's sample lines (no HELP/TYPE), each ending in a newline, after what `into` holds. */
+  renderFamily(name: string, into: FamilyBytes): void {
+    const f = this.families.get(name);
+    if (f === undefined || f.shed) return;
+    const { blocks, suffixes, values } = f;
+    for (let i = 0; i < values.length; i++) {
+      into.bytes(f.name);
+      const suffix = suffixes?.[i];
+      if (suffix === undefined) into.bytes(blocks[i]!);
+      else {
+        into.bytesBut(blocks[i]!, 1); // the `}` the suffix closes
+        into.bytes(suffix);
+      }
+      this.finishLine(into, values[i]!);
+    }
+    if (f.text !== undefined) into.bytes(f.text.view());
+  }
+
   /**
-   * The rendered sample lines per family name, without HELP/TYPE: blocks of UTF-8, each line ending
-   * in a newline; shed families are left out. The writer is done once rendered.
+   * The rendered sample lines per family name, without HELP/TYPE: one buffer of UTF-8 per family,
+   * each line ending in a newline; shed families are left out (tests; a poll deflates family by
+   * family from renderFamily()).
    */
   render(): Map<string, readonly Buffer[]> {
     const out = new Map<string, readonly Buffer[]>();
-    for (const [name, f] of this.families) {
-      if (f.shed) continue;
-      const blocks = f.bytes.blocks();
-      if (blocks.length > 0) out.set(name, blocks);
+    for (const name of this.familyNames()) {
+      shared.reset();
+      this.renderFamily(name, shared);
+      out.set(name, [Buffer.from(shared.view())]);
     }
     return out;
   }
@@ -245,7 +321,7 @@ export class SeriesWriter {
         if (f.shedRank !== this.shedThrough || f.shed) continue;
         f.shed = true;
         this.otherSeries -= f.series;
-        f.bytes.clear();
+        f.clear();
       }
     }
   }

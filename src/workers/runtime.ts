@@ -1,13 +1,13 @@
 /**
  * The worker side: a Poller for the targets this worker owns, driven by messages from the main
  * thread (src/workers/protocol.ts), each poll's outcome sent back as a PollResult with its
- * exposition prepared here (joined per family, deflated) and its buffers transferred. It runs in a
+ * exposition prepared here (rendered family by family and deflated) and its buffers transferred. It runs in a
  * worker thread (src/workers/worker.ts), or on the main thread over a MessageChannel when the
  * collectors are functions that cannot cross threads (tests with scripted collectors).
  */
 import type { Logger } from 'pino';
 import type { CollectorEntry } from '../collectors/types.js';
-import { prepareTarget } from '../metrics/exposition.js';
+import { prepareSources } from '../metrics/exposition.js';
 import { Poller, type PollOutcome } from '../poller.js';
 import { targetSpec, type CatenaCollectorFactory } from '../targets.js';
 import { ApiCountsByTarget } from './api-counts.js';
@@ -86,8 +86,8 @@ export class WorkerRuntime {
 
   private send(outcome: PollOutcome): void {
     const { target, status } = outcome;
-    const exposition = outcome.chunks
-      ? [...prepareTarget(outcome.chunks)].map(([family, piece]) => ({ family, ...piece }))
+    const exposition = outcome.samples
+      ? [...prepareSources(outcome.samples)].map(([family, piece]) => ({ family, ...piece }))
       : undefined;
     const result: PollResult = {
       id: Number(outcome.fingerprint),

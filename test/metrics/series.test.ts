@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { familyByName, SESSION_DURATION_BUCKETS } from '../../src/metrics/catalogue.js';
 import { constants, inflateRawSync } from 'node:zlib';
-import { prepareTarget } from '../../src/metrics/exposition.js';
+import { prepareSources } from '../../src/metrics/exposition.js';
 import { shedOrderOf } from '../../src/metrics/budget.js';
 import { LabelBlockCache } from '../../src/metrics/label-blocks.js';
 import { escapeLabelValue, formatValue, SeriesWriter } from '../../src/metrics/series.js';
 
 const alive = familyByName('flussonic_stream_alive');
 const clients = familyByName('flussonic_stream_clients');
+const status = familyByName('flussonic_stream_status');
+const inputActive = familyByName('flussonic_stream_input_active');
 const duration = familyByName('flussonic_session_duration_seconds');
 
 function lines(w: SeriesWriter, family: string): string[] {
@@ -184,18 +186,20 @@ describe('SeriesWriter output bytes', () => {
     expect([w.series, w.checks.invalid]).toEqual([0, 3]);
   });
 
-  it('renders a large family as several blocks that prepareTarget deflates into one piece on a buffer of its own', () => {
+  it('deflates each family of one or more writers as one piece on a buffer of its own, equal to the rendered text', () => {
     const w = new SeriesWriter([['server', 's']]);
     for (let i = 0; i < 20_000; i++) w.add(clients, [`stream-${i}`], i);
     w.add(alive, ['x'], 1);
-    const rendered = w.render();
-    const blocks = rendered.get(clients.name)!;
-    expect(blocks.length).toBeGreaterThan(2);
-    const text = Buffer.concat(blocks).toString('utf8');
-    const prepared = prepareTarget(rendered);
-    const piece = prepared.get(clients.name)!;
-    expect(piece.bytes).toBe(Buffer.byteLength(text));
-    expect(inflateRawSync(piece.deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8')).toBe(text);
+    const other = new SeriesWriter([['server', 's']]); // another collector of the same poll
+    other.add(alive, ['y'], 0);
+    const text = (writer: SeriesWriter, family: string) => Buffer.concat(writer.render().get(family)!).toString('utf8');
+    const prepared = prepareSources([w, other]);
+    const inflate = (family: string) => inflateRawSync(prepared.get(family)!.deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
+    expect(inflate(clients.name)).toBe(text(w, clients.name));
+    expect(text(w, clients.name).split('\n')).toHaveLength(20_001);
+    expect(prepared.get(clients.name)!.bytes).toBe(Buffer.byteLength(text(w, clients.name)));
+    // A family written by two collectors is one piece: both writers' lines, in writer order.
+    expect(inflate(alive.name)).toBe(text(w, alive.name) + text(other, alive.name));
     // Only the deflated bytes cross to the main thread: each on an ArrayBuffer nothing else shares.
     const buffers = new Set<ArrayBufferLike>();
     for (const p of prepared.values()) {
@@ -230,5 +234,27 @@ describe('SeriesWriter output bytes', () => {
     const other = new SeriesWriter([['server', 'other']]);
     cache.begin(other.constLabels, 90_002); // another target's labels: nothing carried over
     expect(cache.size).toBe(0);
+  });
+
+  it('writes families with more labels after the stream from the cached stream block, byte for byte as without the cache', () => {
+    const write = (w: SeriesWriter) => {
+      for (const s of ['a', 'b"q', 'ü\\n']) {
+        w.add(status, [s, 'running'], 1);
+        w.add(status, [s, 'odd "state"\n'], 0);
+        w.add(inputActive, [s, '0'], true);
+        w.add(alive, [s], 1);
+      }
+      return w.render();
+    };
+    const cache = new LabelBlockCache();
+    const cached = new SeriesWriter([['server', 's']]);
+    cache.begin(cached.constLabels, 0);
+    cached.useBlockCache(cache);
+    const withCache = write(cached);
+    const plain = write(new SeriesWriter([['server', 's']]));
+    expect([...withCache.keys()]).toEqual([...plain.keys()]);
+    for (const [family, blocks] of plain) expect(Buffer.concat(withCache.get(family)!).toString('utf8')).toBe(Buffer.concat(blocks).toString('utf8'));
+    expect(Buffer.concat(withCache.get(status.name)!).toString('utf8')).toContain('flussonic_stream_status{server="s",stream="b\\"q",status="odd \\"state\\"\\n"} 0\n');
+    expect(cache.size).toBe(3); // one block per stream, shared by every family
   });
 });
