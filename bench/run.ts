@@ -44,6 +44,7 @@ import {
 } from './common.js';
 import { Child } from './child.js';
 import { f0, f1, f2, mb, table } from './format.js';
+import { runSteady, type SteadyFigures } from './steady.js';
 import { measureDeadlines, measureWholePoll, printThreads, runFleet, type DeadlineFigures, type FleetFigures, type WholePollFigures } from './threads.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -105,6 +106,8 @@ const PAGE = benchServerConfig('http://127.0.0.1').pageSize;
 const SCRAPERS = 20;
 /** --no-fleet: skip the fleet run (N servers of 1,000 streams / 5,000 sessions). */
 const FLEET = !args.has('no-fleet') && (!args.has('only') || args.has('fleet'));
+/** --steady[=seconds]: the production command polling every 15 s under Prometheus-like scrapes (default with a full run). */
+const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : !args.has('only') && !QUICK ? 120 : 0;
 
 
 /** What each collector asks for: the baseline fetches exactly this. */
@@ -310,8 +313,15 @@ interface TargetCheck {
   readonly met: boolean;
 }
 
-function checks(results: readonly { scenario: Scenario; collectors: readonly CollectorFigures[]; serve: ServeFigures | undefined }[], fleet: FleetFigures | undefined): TargetCheck[] {
+function checks(
+  results: readonly { scenario: Scenario; collectors: readonly CollectorFigures[]; serve: ServeFigures | undefined }[],
+  fleet: FleetFigures | undefined,
+  steady: SteadyFigures | undefined,
+): TargetCheck[] {
   const out: TargetCheck[] = [];
+  if (steady) {
+    out.push({ target: 'exporter RSS <= 150 MB (command, 15 s polls, 2 scrapes per 15 s)', scenario: 'steady', value: steady.peakRssMb, limit: 150, met: steady.peakRssMb <= 150 });
+  }
   if (fleet) {
     out.push({ target: '1,000-stream servers per core at 15 s >= 250', scenario: 'fleet', value: fleet.serversPerCore, limit: 250, met: fleet.serversPerCore >= 250 });
     out.push({ target: 'MB per additional 1,000-stream server <= 3', scenario: 'fleet', value: fleet.mbPerServer, limit: 3, met: fleet.mbPerServer <= 3 });
@@ -344,7 +354,10 @@ function checks(results: readonly { scenario: Scenario; collectors: readonly Col
 async function main(): Promise<void> {
   const only = args.get('only')?.split(',');
   const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
-  if (scenarios.length === 0) throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  // `--only=steady --steady` or `--only=fleet --fleet` run just that phase.
+  if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET))) {
+    throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and steady, fleet with --steady, --fleet)`);
+  }
   const startedAt = new Date();
   console.log(`flussonic-exporter benchmark: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}), page size ${PAGE}, ${ROUNDS} measured polls per collector`);
   const results: { scenario: Scenario; collectors: CollectorFigures[]; serve: ServeFigures | undefined }[] = [];
@@ -370,7 +383,10 @@ async function main(): Promise<void> {
     }
   }
   const fleet = FLEET ? await runFleet(() => Child.start('exporter-child.js', profileArgs('fleet')), QUICK ? [2, 6] : [10, 40], QUICK ? 2 : ROUNDS) : undefined;
-  const targetChecks = checks(results, fleet);
+  const steadyScenario: Scenario = QUICK ? { id: 'flat-s', shape: 'flat', streams: 100, sessions: 1000 } : { id: 'flat-10k-100k', shape: 'flat', streams: 10_000, sessions: 100_000 };
+  if (STEADY_SECONDS > 0) console.log(`\n=== steady: the exporter command at default settings, ${steadyScenario.id} ===`);
+  const steady = STEADY_SECONDS > 0 ? await runSteady(steadyScenario, STEADY_SECONDS) : undefined;
+  const targetChecks = checks(results, fleet, steady);
   console.log('\n=== targets ===');
   console.log(
     table([
@@ -382,7 +398,7 @@ async function main(): Promise<void> {
   const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, targets: targetChecks }, null, 1)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, targets: targetChecks }, null, 1)}\n`,
   );
   console.log(`\nfigures written to ${file}`);
 }
