@@ -37,9 +37,6 @@ export interface HistogramValue {
 export type LabelBlock = Uint8Array;
 
 const SPACE = 0x20;
-const COMMA = 0x2c;
-const QUOTE = 0x22;
-const CLOSE = 0x7d;
 const NEWLINE = 0x0a;
 const EMPTY_BLOCK: LabelBlock = new Uint8Array(0);
 
@@ -91,12 +88,14 @@ class FamilyState {
   }
 }
 
-/** Where one run's families are rendered, one at a time (the writers of a thread run one after another). */
+/** Where render() writes a family before copying it out (synchronous, so one per thread serves all writers). */
 const shared = new FamilyBytes();
 
 /**
- * Collects the samples of one collector run for one target, written straight to UTF-8 bytes per
- * family. The target's constant labels (`server="edge-1"`) come first on every series.
+ * Collects the samples of one collector run for one target, per family as encoded label blocks
+ * and values, written out as UTF-8 lines only when the poll is done (renderFamily(), one family at
+ * a time into a reused buffer). The target's constant labels (`server="edge-1"`) come first on
+ * every series.
  *
  * The budget (`maxSeries`, src/metrics/budget.ts): when the series of this run exceed it, whole
  * non-core families are shed in the table's order (optional ones, then default ones) and counted
