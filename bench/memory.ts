@@ -3,11 +3,13 @@
  * full GC (run with --expose-gc: `npm run bench:memory`):
  *  - per open session: one sessions collector after polling N sessions, minus before;
  *  - per server: a whole exporter polling K servers of 1,000 streams and 5,000 sessions (the same
- *    simulated world under K names), minus the same exporter with none.
+ *    simulated world under K names), minus the same exporter with one, its collectors on this
+ *    thread so that what they keep is in this heap.
  * The simulator runs in this process with a manual clock, so its world is the same before and after
  * and only the exporter's state is in the delta. Never part of `npm test`.
  */
 import pino from 'pino';
+import { COLLECTORS } from '../src/collectors/index.js';
 import { createSessionsCollector } from '../src/collectors/sessions.js';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
 import { createExporter } from '../src/exporter.js';
@@ -59,7 +61,9 @@ async function perServer(count: number): Promise<void> {
   const names = Array.from({ length: count }, (_, i) => `edge-${i + 1}`);
   const measure = async (list: readonly string[]) => {
     const config = validateConfig({ servers: [{ name: 'placeholder', url: sim.url }] }, { source: 'memory bench', baseDir: '/' });
-    const exporter = createExporter({ config: { ...config, servers: servers(sim.url, list) }, logger: log, version: 'bench', defaultMetrics: false });
+    // The collectors passed in run on this thread (in-process runtime): a worker thread's heap
+    // would not show in this thread's figures, and what a target keeps is the same either way.
+    const exporter = createExporter({ config: { ...config, servers: servers(sim.url, list) }, logger: log, version: 'bench', defaultMetrics: false, collectors: COLLECTORS });
     await exporter.pollOnce();
     sim.advance(15_000);
     await exporter.pollOnce();
