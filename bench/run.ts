@@ -108,6 +108,7 @@ const SCRAPERS = 20;
 const FLEET = !args.has('no-fleet') && (!args.has('only') || args.has('fleet'));
 /** --steady[=seconds]: the production command polling every 15 s under Prometheus-like scrapes (default with a full run). */
 const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : !args.has('only') && !QUICK ? 120 : 0;
+if (!(STEADY_SECONDS >= 0) || !Number.isFinite(STEADY_SECONDS)) throw new Error(`--steady=${args.get('steady')}: give the seconds to run, a positive number`);
 
 
 /** What each collector asks for: the baseline fetches exactly this. */
