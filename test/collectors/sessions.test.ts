@@ -274,6 +274,22 @@ describe('a poll that fails part-way through the walk', () => {
   }
 });
 
+describe('the good poll after a failed one', () => {
+  it('counts the bytes it reads itself, not those the failed walk read', async () => {
+    const r = await rig({ churn: false, sessions: 60 });
+    await r.poll();
+    r.sim.advance(60_000);
+    r.sim.faults.set('/sessions', { status: 500, afterFirstPage: true });
+    await expect(r.poll()).rejects.toThrow(/\/sessions/);
+    r.sim.faults.clear();
+    r.sim.advance(60_000); // the sessions of the first page grew again since the failed walk read them
+    const { text } = await r.poll();
+    const served = r.sim.world.sessions.list().reduce((sum, s) => sum + (s.bytes as number), 0);
+    expect(served).toBeGreaterThan(0);
+    expect(total(samples(text, 'flussonic_sessions_sent_bytes_total'))).toBe(served);
+  });
+});
+
 describe('grouping', () => {
   it('asks only for the fields it needs, and never for identifying ones', async () => {
     const r = await rig({ churn: false }, { sessionsGroupBy: ['country', 'dvr'] });
