@@ -25,6 +25,7 @@
  */
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
 import { byKey, DurationHistogram, groupKey, mergeSorted, SessionGroup } from './sessions-groups.js';
+import { SessionTable } from './session-table.js';
 import type { SeriesWriter } from '../metrics/series.js';
 import { streamFilterPasses } from '../config/regex.js';
 import type { StreamFilter } from '../config/types.js';
@@ -83,75 +84,6 @@ function fieldOf(label: string): string {
   // Config validation admits only the labels above; anything else is a programming error.
   if (field === undefined) throw new Error(`sessions group_by label ${label} has no session field`);
   return field;
-}
-
-/**
- * What is remembered of the listed sessions, one slot per session in typed arrays (a struct of
- * arrays): ~60 bytes a session instead of an object with boxed numbers (~140), and the slots a
- * poll walks lie next to each other. The `next*` columns belong to the walk in progress and mean
- * something only when `seen` equals that walk's generation.
- */
-class SessionTable {
-  /** Committed: bytes at the last committed poll (the base of the next growth). */
-  bytes = new Float64Array(0);
-  nextBytes = new Float64Array(0);
-  openedAtMs = new Float64Array(0);
-  nextClosedAtMs = new Float64Array(0);
-  seen = new Int32Array(0);
-  closed = new Uint8Array(0);
-  group: (SessionGroup | undefined)[] = [];
-  nextGroup: (SessionGroup | undefined)[] = [];
-  proto: string[] = [];
-  private used = 0;
-  private readonly free: number[] = [];
-
-  /** A slot for a session first seen in walk `generation`. */
-  add(group: SessionGroup, proto: string, openedAtMs: number, generation: number, bytes: number, closedAtMs: number): number {
-    const slot = this.free.pop() ?? this.grow();
-    this.bytes[slot] = 0;
-    this.nextBytes[slot] = bytes;
-    this.openedAtMs[slot] = openedAtMs;
-    this.nextClosedAtMs[slot] = closedAtMs;
-    this.seen[slot] = generation;
-    this.closed[slot] = 0;
-    this.group[slot] = group;
-    this.nextGroup[slot] = group;
-    this.proto[slot] = proto;
-    return slot;
-  }
-
-  /** Frees a slot (the groups it referred to are let go). */
-  release(slot: number): void {
-    this.group[slot] = undefined;
-    this.nextGroup[slot] = undefined;
-    this.free.push(slot);
-  }
-
-  /** Forgets every session. */
-  clear(): void {
-    this.used = 0;
-    this.free.length = 0;
-    this.group = [];
-    this.nextGroup = [];
-    this.proto = [];
-  }
-
-  private grow(): number {
-    if (this.used === this.seen.length) {
-      const size = Math.max(1024, this.seen.length * 2);
-      const widen = <T extends Float64Array | Int32Array | Uint8Array>(old: T, made: T): T => {
-        made.set(old);
-        return made;
-      };
-      this.bytes = widen(this.bytes, new Float64Array(size));
-      this.nextBytes = widen(this.nextBytes, new Float64Array(size));
-      this.openedAtMs = widen(this.openedAtMs, new Float64Array(size));
-      this.nextClosedAtMs = widen(this.nextClosedAtMs, new Float64Array(size));
-      this.seen = widen(this.seen, new Int32Array(size));
-      this.closed = widen(this.closed, new Uint8Array(size));
-    }
-    return this.used++;
-  }
 }
 
 export interface SessionsCollectorOptions {

@@ -101,8 +101,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   return app;
 }
 
-export { acceptsGzip };
-
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

@@ -270,7 +270,7 @@ export class SeriesWriter {
       const suffix = suffixes?.[i];
       if (suffix === undefined) into.bytes(blocks[i]!);
       else {
-        into.bytesBut(blocks[i]!, 1); // the `}` the suffix closes
+        into.bytes(blocks[i]!, blocks[i]!.length - 1); // without the `}` the suffix closes
         into.bytes(suffix);
       }
       this.finishLine(into, values[i]!);

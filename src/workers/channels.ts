@@ -48,7 +48,8 @@ export const WORKER_YOUNG_GENERATION_MB = 16;
 
 export function workerResourceLimits(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): ResourceLimits {
   const explicit = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(a));
-  return explicit ? { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } : { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
+  const young = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
+  return explicit ? young : { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, ...young };
 }
 
 export function threadChannels(entry: URL, settings: WorkerSettings): ChannelFactory {

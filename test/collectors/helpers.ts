@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { StreamFamilySwitches, StreamFilter } from '../../src/config/types.js';
+import { mapStream } from '../../src/collectors/streams-map.js';
+import type { ServerConfig, StreamFamilySwitches, StreamFilter } from '../../src/config/types.js';
 import { STREAM_FAMILY_GROUPS } from '../../src/metrics/budget.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
 import { ExpositionCache } from '../../src/metrics/exposition.js';
@@ -17,6 +18,18 @@ export const NO_FILTER: StreamFilter = {};
 
 export function newWriter(): SeriesWriter {
   return new SeriesWriter([['server', SERVER]]);
+}
+
+/** What the stream mapper reads of a server's config. */
+export type StreamConfig = Pick<ServerConfig, 'streams' | 'families'>;
+/** Every stream, every family group on. */
+export const ALL_ON: StreamConfig = { streams: NO_FILTER, families: ALL_FAMILIES };
+
+/** The streams mapped into one writer, as the collector maps a page. */
+export function mapStreams(items: readonly JsonObject[], config: StreamConfig = ALL_ON): SeriesWriter {
+  const out = newWriter();
+  for (const item of items) mapStream(out, item, config);
+  return out;
 }
 
 /** The exposition as served for one target's writer: catalogue order, with HELP and TYPE. */

@@ -6,9 +6,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapStream } from '../../src/collectors/streams-map.js';
 import { collectStreams, streamsSelect } from '../../src/collectors/streams.js';
-import type { ServerConfig } from '../../src/config/types.js';
 import type { ApiStats, JsonObject } from '../../src/flussonic/api.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
 import type { SeriesWriter } from '../../src/metrics/series.js';
@@ -17,6 +15,7 @@ import { serverConfig } from '../helpers/runtime.js';
 import { OPENAPI_23_05, SAMPLES_2021, SAMPLES_2025, sharedFile } from '../helpers/shared.js';
 import {
   ALL_FAMILIES,
+  ALL_ON,
   applySelect,
   expectPromtoolClean,
   exposition,
@@ -25,18 +24,15 @@ import {
   readFixture,
   readJson,
   SERVER,
+  mapStreams,
   sampleLines,
+  type StreamConfig,
 } from './helpers.js';
 
-type StreamConfig = Pick<ServerConfig, 'streams' | 'families'>;
-const ON: StreamConfig = { streams: NO_FILTER, families: ALL_FAMILIES };
+const ON = ALL_ON;
 const DEFAULT_SWITCHES: StreamConfig = { streams: NO_FILTER, families: { ...ALL_FAMILIES, inputs: false } };
 
-function map(items: readonly JsonObject[], config: StreamConfig = ON): SeriesWriter {
-  const out = newWriter();
-  for (const item of items) mapStream(out, item, config);
-  return out;
-}
+const map = mapStreams;
 
 /** The sample lines of per-input series (those with an `input` label). */
 function inputLines(out: SeriesWriter): string[] {

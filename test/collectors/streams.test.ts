@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../../src/config/types.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
 import { mapStream } from '../../src/collectors/streams-map.js';
 import { streamsSelect, STREAMS_SELECT } from '../../src/collectors/streams.js';
@@ -10,6 +9,7 @@ import type { SeriesWriter } from '../../src/metrics/series.js';
 import { SAMPLES_2021, sharedFile } from '../helpers/shared.js';
 import {
   ALL_FAMILIES,
+  ALL_ON,
   applySelect,
   expectPromtoolClean,
   exposition,
@@ -18,22 +18,19 @@ import {
   readFixture,
   readGolden,
   readJson,
+  mapStreams,
   sampleLines,
   stringsUnderKeys,
   withoutHelp,
+  type StreamConfig,
 } from './helpers.js';
 
-type StreamConfig = Pick<ServerConfig, 'streams' | 'families'>;
-const DEFAULTS: StreamConfig = { streams: NO_FILTER, families: ALL_FAMILIES };
+const DEFAULTS = ALL_ON;
 
 const SAMPLE_2021_SUBSET = readFixture('flussonic/2021-runtime-streams-c01-c04-c09.json') as JsonObject[];
 const SAMPLE_2025 = (readFixture('flussonic/2025-example-streams_list.json') as { streams: JsonObject[] }).streams;
 
-function mapAll(items: readonly JsonObject[], config: StreamConfig = DEFAULTS): SeriesWriter {
-  const out = newWriter();
-  for (const item of items) mapStream(out, item, config);
-  return out;
-}
+const mapAll = mapStreams;
 
 /** One stream with the given stats, rendered; for the behaviours the samples do not show. */
 function mapOne(stats: Record<string, unknown>, extra: Record<string, unknown> = {}, config: StreamConfig = DEFAULTS) {
