@@ -111,14 +111,22 @@ export interface FleetFigures {
   readonly cores: number;
 }
 
+/** Rounds of polls before the fleet's CPU is measured (see measureFleet). */
+const FLEET_WARMUP_ROUNDS = 4;
+
 export async function measureFleet(sim: RunningSimulator, startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number): Promise<FleetFigures> {
   const measured: FleetSize[] = [];
   for (const servers of sizes) {
     const exporter = await startExporter();
     try {
       await exporter.request({ type: 'init-serve', url: sim.url, servers });
-      await exporter.request({ type: 'poll-cpu', rounds: 1 }); // warm-up
-      sim.advance(15_000);
+      // Warm-up: a fresh process needs a few rounds before its CPU per poll settles (JIT, and the
+      // young generation growing to its size); the figure is the steady state of a long-running
+      // exporter. The world moves on between warm-up rounds as it does between real polls.
+      for (let i = 0; i < FLEET_WARMUP_ROUNDS; i++) {
+        await exporter.request({ type: 'poll-cpu', rounds: 1 });
+        sim.advance(15_000);
+      }
       const r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds });
       measured.push({ servers, cpuMsPerServerPoll: median(r.cpuMs) / servers, wallMsPerRound: median(r.wallMs), rssMb: r.rssMb });
     } finally {
