@@ -1,7 +1,7 @@
 import { CATALOGUE, type FamilyDef } from './catalogue.js';
 import type { Readable } from 'node:stream';
 import { FamilyBytes } from './family-bytes.js';
-import { deflatePiece, finalPiece, gzipMember, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from './gzip-stream.js';
+import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from './gzip-stream.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -38,24 +38,34 @@ export interface SampleSource {
   renderFamily(name: string, into: FamilyBytes): void;
 }
 
+/**
+ * The text rendered is deflated every 256 KiB (at a line's end) rather than a family at a time: the
+ * buffer stays that size however large a family grows (a family of 100,000 sessions groups is 4 MB
+ * of text), and the pieces of one family are joined once deflated (an eighth of the size).
+ */
+const SPILL_BYTES = 256 * 1024;
 const rendering = new FamilyBytes();
+const spilled: DeflatedPiece[] = [];
+rendering.spillTo((bytes) => spilled.push(deflatePiece(bytes)), SPILL_BYTES);
 
 /**
  * The prepared exposition of one poll's sources (its collectors' writers): each family rendered
- * from every source that has it, into one buffer reused for every family, and deflated from there.
- * Only the compressed pieces remain.
+ * from every source that has it, into one buffer reused for every family, and deflated from there
+ * as it fills. Only the compressed pieces remain.
  */
 export function prepareSources(sources: readonly SampleSource[]): PreparedTarget {
   const out = new Map<string, DeflatedPiece>();
   const names = new Set<string>();
   for (const source of sources) for (const name of source.familyNames()) names.add(name);
   for (const name of names) {
+    spilled.length = 0;
     rendering.reset();
     for (const source of sources) source.renderFamily(name, rendering);
-    if (rendering.length === 0) continue;
-    const piece = deflatePiece(rendering.view());
-    out.set(name, { ...piece, deflated: ownBuffer(piece.deflated) });
+    rendering.spill();
+    if (spilled.length === 0) continue;
+    out.set(name, spilled.length === 1 ? { ...spilled[0]!, deflated: ownBuffer(spilled[0]!.deflated) } : joinPieces(spilled));
   }
+  spilled.length = 0;
   return out;
 }
 

@@ -11,6 +11,30 @@ const FIRST_SIZE = 1024;
 export class FamilyBytes {
   private chunk: Buffer = Buffer.allocUnsafe(FIRST_SIZE);
   private pos = 0;
+  private spillAt = Number.POSITIVE_INFINITY;
+  private sink: ((bytes: Uint8Array) => void) | undefined;
+
+  /**
+   * From now on, once a line ends (endLine()) with at least `atBytes` bytes written, they are
+   * handed to `sink` (a view valid only during the call) and the buffer starts again: a writer of
+   * any size then needs a buffer of about `atBytes`. spill() hands over what is left.
+   */
+  spillTo(sink: (bytes: Uint8Array) => void, atBytes: number): void {
+    this.sink = sink;
+    this.spillAt = atBytes;
+  }
+
+  /** Marks the end of a line: the bytes so far may be spilled (see spillTo()). */
+  endLine(): void {
+    if (this.pos >= this.spillAt) this.spill();
+  }
+
+  /** Hands what was written since the last spill to the sink, if any, and starts again. */
+  spill(): void {
+    if (this.pos === 0 || this.sink === undefined) return;
+    this.sink(this.chunk.subarray(0, this.pos));
+    this.pos = 0;
+  }
 
   /** The bytes written since the last reset(), a view valid until the next write or reset. */
   view(): Uint8Array {

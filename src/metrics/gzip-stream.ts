@@ -56,6 +56,23 @@ export function summarise(pieces: Iterable<DeflatedPiece>): PiecesSummary {
   return { crc, bytes };
 }
 
+/**
+ * One piece made of several, in order: their deflated bytes joined into one buffer of its own (a
+ * valid deflate run, each ending byte-aligned), the CRC and length of their text combined.
+ */
+export function joinPieces(pieces: readonly DeflatedPiece[]): DeflatedPiece {
+  let size = 0;
+  for (const p of pieces) size += p.deflated.length;
+  const deflated = new Uint8Array(size);
+  let at = 0;
+  for (const p of pieces) {
+    deflated.set(p.deflated, at);
+    at += p.deflated.length;
+  }
+  const { crc, bytes } = summarise(pieces);
+  return { deflated, crc, bytes, shift: shiftOf(bytes) };
+}
+
 /** gzip magic, CM deflate, no flags, no mtime, XFL 0, OS unknown (RFC 1952). */
 const HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 

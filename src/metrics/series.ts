@@ -274,8 +274,12 @@ export class SeriesWriter {
         into.bytes(suffix);
       }
       this.finishLine(into, values[i]!);
+      into.endLine();
     }
-    if (f.text !== undefined) into.bytes(f.text.view());
+    if (f.text !== undefined) {
+      into.bytes(f.text.view());
+      into.endLine();
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { familyByName, SESSION_DURATION_BUCKETS } from '../../src/metrics/catalogue.js';
-import { constants, inflateRawSync } from 'node:zlib';
+import { constants, crc32, inflateRawSync } from 'node:zlib';
 import { prepareSources } from '../../src/metrics/exposition.js';
 import { shedOrderOf } from '../../src/metrics/budget.js';
 import { LabelBlockCache } from '../../src/metrics/label-blocks.js';
@@ -197,7 +197,12 @@ describe('SeriesWriter output bytes', () => {
     const inflate = (family: string) => inflateRawSync(prepared.get(family)!.deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
     expect(inflate(clients.name)).toBe(text(w, clients.name));
     expect(text(w, clients.name).split('\n')).toHaveLength(20_001);
+    // Over 256 KiB of text: deflated in parts as the buffer fills, joined into one piece whose
+    // length and CRC are those of the whole text.
+    expect(Buffer.byteLength(text(w, clients.name))).toBeGreaterThan(2 * 256 * 1024);
     expect(prepared.get(clients.name)!.bytes).toBe(Buffer.byteLength(text(w, clients.name)));
+    expect(prepared.get(clients.name)!.crc).toBe(crc32(text(w, clients.name)));
+    expect(prepared.get(alive.name)!.crc).toBe(crc32(text(w, alive.name) + text(other, alive.name)));
     // A family written by two collectors is one piece: both writers' lines, in writer order.
     expect(inflate(alive.name)).toBe(text(w, alive.name) + text(other, alive.name));
     // Only the deflated bytes cross to the main thread: each on an ArrayBuffer nothing else shares.

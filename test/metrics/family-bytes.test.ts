@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { FamilyBytes } from '../../src/metrics/family-bytes.js';
+
+describe('FamilyBytes', () => {
+  it('spills at the end of a line once the threshold is passed, never inside a line', () => {
+    const out = new FamilyBytes();
+    const spills: string[] = [];
+    out.spillTo((bytes) => spills.push(Buffer.from(bytes).toString('utf8')), 100);
+    const lines = Array.from({ length: 25 }, (_, i) => `line_${String(i).padStart(2, '0')}{a="${'x'.repeat(i)}"} ${i}\n`);
+    for (const line of lines) {
+      // Written in parts, as a renderer does: a spill may come only at endLine().
+      out.ascii(line.slice(0, 5));
+      expect(out.length).toBeLessThan(100 + line.length);
+      out.utf8(line.slice(5));
+      out.endLine();
+    }
+    out.spill();
+    expect(spills.join('')).toBe(lines.join(''));
+    expect(spills.length).toBeGreaterThan(3);
+    for (const s of spills.slice(0, -1)) {
+      expect(s.endsWith('\n')).toBe(true);
+      expect(Buffer.byteLength(s)).toBeGreaterThanOrEqual(100);
+    }
+    // Spilling an empty buffer hands nothing over.
+    out.spill();
+    expect(spills.join('')).toBe(lines.join(''));
+  });
+
+  it('keeps everything without a sink, and starts again empty after reset()', () => {
+    const out = new FamilyBytes();
+    for (let i = 0; i < 1000; i++) {
+      out.ascii('abcdefgh');
+      out.endLine();
+    }
+    expect(out.length).toBe(8000);
+    out.reset();
+    out.value(1234567890123);
+    expect(Buffer.from(out.view()).toString()).toBe('1234567890123');
+  });
+});
