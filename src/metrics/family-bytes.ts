@@ -2,8 +2,8 @@
  * A growable byte buffer that sample lines are written into as UTF-8: no per-line string, no
  * joined text. SeriesWriter keeps its samples as label blocks and numbers until the end of a poll,
  * then writes one family at a time into one such buffer, reused from family to family and poll to
- * poll, and the text is deflated from there (src/metrics/exposition.ts): a target's text never
- * exists whole.
+ * poll, and the text is deflated from there (src/metrics/exposition.ts), 256 KiB at a time
+ * (spillTo()): neither a target's text nor a large family's ever exists whole.
  */
 
 const FIRST_SIZE = 1024;
