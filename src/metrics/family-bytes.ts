@@ -36,7 +36,7 @@ export class FamilyBytes {
     this.pos = 0;
   }
 
-  /** The bytes written since the last reset(), a view valid until the next write or reset. */
+  /** The bytes written since the last reset() or spill, a view valid until the next write or reset. */
   view(): Uint8Array {
     return this.chunk.subarray(0, this.pos);
   }
