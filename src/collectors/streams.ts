@@ -97,9 +97,9 @@ export function streamsSelect(families: StreamFamilySwitches): string[] {
  * (the collector's, kept across polls) each stream's `{server,stream}` block is encoded once in its
  * life; blocks of streams not seen for `stale_after` are freed after the walk.
  */
-export async function collectStreams(ctx: CollectContext, blocks?: LabelBlockCache, now: () => number = Date.now): Promise<void> {
+export async function collectStreams(ctx: CollectContext, blocks?: LabelBlockCache): Promise<void> {
   const select = streamsSelect(ctx.config.families);
-  const startedAt = now();
+  const startedAt = Date.now();
   if (blocks) {
     blocks.begin(ctx.out.constLabels, startedAt);
     ctx.out.useBlockCache(blocks);
@@ -112,13 +112,8 @@ export async function collectStreams(ctx: CollectContext, blocks?: LabelBlockCac
   blocks?.sweep(startedAt, ctx.config.staleAfterMs);
 }
 
-export interface StreamsCollectorOptions {
-  /** Unix ms "now", for freeing the label blocks of streams gone for stale_after. Default Date.now. */
-  readonly now?: () => number;
-}
-
 /** One per server: it keeps the streams' label blocks across polls. */
-export function createStreamsCollector(_config?: unknown, options: StreamsCollectorOptions = {}): Collector & { readonly blocks: LabelBlockCache } {
+export function createStreamsCollector(): Collector {
   const blocks = new LabelBlockCache();
-  return { blocks, collect: (ctx) => collectStreams(ctx, blocks, options.now) };
+  return { collect: (ctx) => collectStreams(ctx, blocks) };
 }
