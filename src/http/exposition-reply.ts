@@ -2,7 +2,7 @@
  * How an exposition leaves: gzip when the client takes it (Prometheus always does), else text
  * inflated from the same pieces while it is sent. Shared by /metrics and /probe.
  */
-import { Readable } from 'node:stream';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { CONTENT_TYPE, type Exposition } from '../metrics/exposition.js';
 import type { FinalPiece } from '../metrics/gzip-stream.js';
@@ -18,7 +18,29 @@ export function sendExposition(reply: FastifyReply, exposition: Exposition, tail
   const parts = exposition.gzip(tail);
   let length = 0;
   for (const p of parts) length += p.byteLength;
-  return reply.header('content-encoding', 'gzip').header('content-length', length).send(Readable.from(parts, { objectMode: false }));
+  reply.header('content-encoding', 'gzip').header('content-length', length);
+  return writeParts(reply, parts);
+}
+
+/**
+ * Writes the parts straight to the socket, corked so that they leave in one writev. Through a
+ * stream (Fastify pipes one) every part above the socket's 16 KiB high-water mark waited for a
+ * drain before the next: a 1.9 MB exposition in ~30 parts took 2.5-4 ms to leave instead of
+ * under one. The parts are already in memory and held by the cache, so nothing is copied and
+ * nothing needs backpressure. Hijacked replies skip Fastify's onSend/onResponse hooks; the guards
+ * run on onRequest and count the end of a scrape on the raw response's `close`.
+ */
+function writeParts(reply: FastifyReply, parts: readonly Uint8Array[]): FastifyReply {
+  const res = reply.raw;
+  reply.hijack();
+  // The client may have gone while the self-metrics were rendered.
+  if (res.destroyed) return reply;
+  res.writeHead(200, reply.getHeaders() as OutgoingHttpHeaders);
+  res.cork();
+  for (const part of parts) res.write(part);
+  // end() uncorks fully: one writev for headers and parts.
+  res.end();
+  return reply;
 }
 
 /** Whether an Accept-Encoding header admits gzip (`gzip`, `x-gzip` or `*`, with q > 0). */
