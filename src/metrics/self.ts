@@ -1,19 +1,20 @@
 /**
- * The exporter's own metrics, with prom-client on a Registry of their own (never the global
- * one, so two exporters in one process, as in tests, do not share counters): every family whose
- * owner is 'self' in the catalogue (names, HELP and labels from there), `flussonic_catena_up`,
- * and prom-client's default process/Node.js metrics. They are small and rendered per scrape,
- * after the cached upstream exposition.
+ * The exporter's own metrics: every family whose owner is 'self' in the catalogue (names, HELP
+ * and labels from there) and `flussonic_catena_up`, kept in OwnFamily stores that render a family
+ * again only after it changed; then prom-client's default process/Node.js metrics, on a Registry
+ * of their own (never the global one, so two exporters in one process, as in tests, do not share
+ * them). Rendered per scrape, after the cached upstream exposition.
  *
  * Self-metric series of a target carry its name in the `server` label (Catena targets too, with
  * collector `operations`), except `flussonic_catena_up{catena}`.
  */
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ApiErrorReason } from '../errors.js';
 import type { ApiStats } from '../flussonic/api.js';
 import type { ApiCounts } from '../workers/protocol.js';
 import { readRevision } from '../version.js';
 import { familiesOf, familyByName, type FamilyDef } from './catalogue.js';
+import { OwnFamily, type Labels } from './own-family.js';
 
 /** Every reason of flussonic_exporter_api_errors_total, exported from 0 once an endpoint is used. */
 export const API_ERROR_REASONS: readonly ApiErrorReason[] = ['timeout', 'connection', 'http', 'invalid_json', 'too_large', 'cursor_loop', 'auth', 'shape'];
@@ -23,8 +24,6 @@ export const API_ERROR_REASONS: readonly ApiErrorReason[] = ['timeout', 'connect
  * ("non-counter metrics should not have _total suffix"); their per-type twins stay.
  */
 const DEFAULT_METRICS_DROPPED = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
-
-type Labels = Record<string, string>;
 
 export interface SelfMetricsOptions {
   readonly version: string;
@@ -52,15 +51,15 @@ export class SelfMetrics {
   private rendered: { readonly text: Promise<string>; readonly version: number; readonly at: number } | undefined;
   /** Bumped by every change of an own series: a changed series is never served stale. */
   private version = 0;
-  private readonly gauges = new Map<string, Gauge>();
-  private readonly counters = new Map<string, Counter>();
+  /** The exporter's own families, in catalogue order (prom-client's registry has only its defaults). */
+  private readonly families = new Map<string, OwnFamily>();
   /** Endpoints seen per target, to export each error reason from 0 once. */
   private readonly endpointsSeen = new Map<string, Set<string>>();
 
   constructor(options: SelfMetricsOptions) {
     for (const def of [...familiesOf('self'), familyByName('flussonic_catena_up')]) this.register(def);
     this.gauge('flussonic_exporter_build_info').set({ version: options.version, revision: options.revision ?? readRevision(), nodejs_version: process.versions.node }, 1);
-    this.gauge('flussonic_exporter_demo').set(options.demo ? 1 : 0);
+    this.gauge('flussonic_exporter_demo').set({}, options.demo ? 1 : 0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       for (const name of DEFAULT_METRICS_DROPPED) this.registry.removeSingleMetric(name);
@@ -75,12 +74,12 @@ export class SelfMetrics {
     return {
       request: (endpoint, code) => {
         this.seeEndpoint(target, endpoint);
-        requests.inc({ server: target, endpoint, code });
+        requests.inc({ server: target, endpoint, code }, 1);
         this.version++;
       },
       error: (endpoint, reason) => {
         this.seeEndpoint(target, endpoint);
-        errors.inc({ server: target, endpoint, reason });
+        errors.inc({ server: target, endpoint, reason }, 1);
         this.version++;
       },
       responseBytes: (endpoint, n) => {
@@ -150,7 +149,7 @@ export class SelfMetrics {
 
   /** Withdraws one series of a self family (a discovery source that left the config). */
   removeSeries(name: string, labels: Labels): void {
-    (this.gauges.get(name) ?? this.counter(name)).remove(labels);
+    this.family(name).remove(labels);
     this.version++;
   }
 
@@ -168,8 +167,8 @@ export class SelfMetrics {
   }
 
   configReloaded(ok: boolean, nowSeconds: number): void {
-    this.gauge('flussonic_exporter_config_last_reload_success').set(ok ? 1 : 0);
-    if (ok) this.gauge('flussonic_exporter_config_last_reload_success_timestamp_seconds').set(nowSeconds);
+    this.gauge('flussonic_exporter_config_last_reload_success').set({}, ok ? 1 : 0);
+    if (ok) this.gauge('flussonic_exporter_config_last_reload_success_timestamp_seconds').set({}, nowSeconds);
     this.version++;
   }
 
@@ -183,13 +182,9 @@ export class SelfMetrics {
     this.version++;
     const seen = this.endpointsSeen.get(target);
     if (seen) for (const endpoint of [...seen]) if ((endpoint === CATENA_ENDPOINT) === (kind === 'catena')) seen.delete(endpoint);
-    for (const metric of [...this.gauges.values(), ...this.counters.values()]) {
-      const { values } = await metric.get();
-      for (const { labels } of values) {
-        if (ownedBy(kind, target, labels)) metric.remove(labels as Labels);
-      }
-    }
+    for (const family of this.families.values()) family.removeWhere((labels) => ownedBy(kind, target, labels));
     this.version++;
+    await Promise.resolve();
   }
 
   /**
@@ -200,7 +195,10 @@ export class SelfMetrics {
     const now = performance.now();
     const last = this.rendered;
     if (last && last.version === this.version && now - last.at < RENDER_REUSE_MS) return last.text;
-    const text = this.registry.metrics().then((t) => (t.endsWith('\n') || t === '' ? t : `${t}\n`));
+    let own = '';
+    for (const family of this.families.values()) own += family.render();
+    // prom-client answers "\n" for an empty registry (no default metrics).
+    const text = this.registry.metrics().then((t) => own + (t.trim() === '' ? '' : t.endsWith('\n') ? t : `${t}\n`));
     const rendered = { text, version: this.version, at: now };
     this.rendered = rendered;
     // A failed rendering is not reused.
@@ -220,22 +218,25 @@ export class SelfMetrics {
   }
 
   private register(def: FamilyDef): void {
-    const config = { name: def.name, help: def.help, labelNames: [...def.labels], registers: [this.registry] };
-    if (def.type === 'gauge') this.gauges.set(def.name, new Gauge(config));
-    else if (def.type === 'counter') this.counters.set(def.name, new Counter(config));
-    else throw new Error(`self-metric ${def.name}: type ${def.type} is not supported here`);
+    this.families.set(def.name, new OwnFamily(def));
   }
 
-  private gauge(name: string): Gauge {
-    const g = this.gauges.get(name);
-    if (!g) throw new Error(`self-metric gauge ${name} is not registered`);
-    return g;
+  private family(name: string): OwnFamily {
+    const f = this.families.get(name);
+    if (!f) throw new Error(`self-metric ${name} is not registered`);
+    return f;
   }
 
-  private counter(name: string): Counter {
-    const c = this.counters.get(name);
-    if (!c) throw new Error(`self-metric counter ${name} is not registered`);
-    return c;
+  private gauge(name: string): OwnFamily {
+    const f = this.family(name);
+    if (f.def.type !== 'gauge') throw new Error(`self-metric ${name} is not a gauge`);
+    return f;
+  }
+
+  private counter(name: string): OwnFamily {
+    const f = this.family(name);
+    if (f.def.type !== 'counter') throw new Error(`self-metric ${name} is not a counter`);
+    return f;
   }
 }
 
