@@ -1,8 +1,9 @@
 /**
- * The poller: one loop per target, each on its own interval with a random phase (jitter), so
- * targets never wait for each other and a slow one cannot delay the rest. Polls of one target are
- * serialised (a timer tick and a pollOnce() never overlap), and every poll has a deadline below
- * the interval that aborts its in-flight requests.
+ * The poller: one loop per target, each on its own interval (the first poll after a short random
+ * delay, the next ones on a phase of the interval hashed from the target's key, so a fleet's polls
+ * are spread over the interval), so targets never wait for each other and a slow one cannot delay
+ * the rest. Polls of one target are serialised (a timer tick and a pollOnce() never overlap), and
+ * every poll has a deadline below the interval that aborts its in-flight requests.
  *
  * How targets plug in. A target is a Flussonic server or a Catena service; the poller knows only
  * this small interface (src/targets.ts builds both kinds):
@@ -26,6 +27,7 @@
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from './collectors/types.js';
 import { UpstreamError, UpstreamTimeoutError } from './errors.js';
+import { unitOf } from './hash.js';
 import type { SampleSource } from './metrics/exposition.js';
 import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
 import { describeFailure, overBudgetMessage } from './poll-report.js';
@@ -129,6 +131,30 @@ export function firstPollDelayMs(intervalMs: number, random: () => number): numb
   return Math.floor(random() * Math.min(intervalMs / 10, 2000));
 }
 
+/**
+ * Where in its interval a target is polled after its first poll: a fraction of the interval from
+ * a hash of its key, the same in every process and replica (as Prometheus spreads its scrapes).
+ * The first polls of all targets come within 2 s of a start, so that the exporter is soon ready;
+ * kept at that rate, a fleet's polls would all run in those 2 s of every interval, each holding
+ * its pages and samples at once (memory), competing for the cores (wall time against the
+ * deadline, scrape latency), and idle for the rest. From the second poll on they are spread.
+ */
+export function pollPhaseMs(key: string, intervalMs: number): number {
+  return Math.floor(unitOf(key) * intervalMs);
+}
+
+/**
+ * The time (Unix ms) of a target's next poll after one that started at `startedAtMs`: the first
+ * instant `phaseMs` into an interval that comes after half an interval. Polls on their phase stay
+ * exactly one interval apart; the first poll, off its phase, is followed by one between half an
+ * interval and one and a half later, and from then on they are on the phase.
+ */
+export function nextPollAtMs(startedAtMs: number, intervalMs: number, phaseMs: number): number {
+  const after = startedAtMs + intervalMs / 2;
+  const into = (((after - phaseMs) % intervalMs) + intervalMs) % intervalMs;
+  return after - into + intervalMs;
+}
+
 const SHAPE_PROBLEMS_LOGGED = 3;
 
 export class Poller {
@@ -212,6 +238,8 @@ class TargetRunner {
   private inFlight: AbortController | undefined;
   private stopped = false;
   private readonly log: Logger;
+  /** Where in the interval this target is polled after its first poll (pollPhaseMs). */
+  private readonly phaseMs: number;
 
   constructor(
     readonly fingerprint: string,
@@ -219,6 +247,7 @@ class TargetRunner {
     private readonly deps: PollerDeps,
   ) {
     this.log = deps.log.child({ [target.labelName]: target.name });
+    this.phaseMs = pollPhaseMs(targetKey(target.kind, target.name), target.intervalMs);
     this.status = { kind: target.kind, name: target.name, intervalMs: target.intervalMs };
   }
 
@@ -251,8 +280,8 @@ class TargetRunner {
       void this.pollNow()
         .catch(() => undefined)
         .then(() => {
-          // Fixed rate: the next poll is due one interval after this one started.
-          if (!this.stopped) this.schedule(Math.max(0, startedAt + this.target.intervalMs - Date.now()));
+          // Fixed rate, on the target's phase of the interval.
+          if (!this.stopped) this.schedule(Math.max(0, nextPollAtMs(startedAt, this.target.intervalMs, this.phaseMs) - Date.now()));
         });
     }, delayMs);
     this.timer.unref();

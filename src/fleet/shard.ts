@@ -11,6 +11,9 @@
  * M to M+1, moves only about 1/(M+1) of the targets (`hash mod M` would move most of them).
  */
 import { hostname } from 'node:os';
+import { fmix64, fnv1a64 } from '../hash.js';
+
+export { fmix64, fnv1a64 };
 
 export interface ShardSpec {
   /** This replica's shard, 0 <= shard < totalShards. */
@@ -21,30 +24,7 @@ export interface ShardSpec {
 /** One replica owning everything: the default. */
 export const SINGLE_SHARD: ShardSpec = Object.freeze({ shard: 0, totalShards: 1 });
 
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
 const MASK_64 = 0xffffffffffffffffn;
-
-/** FNV-1a 64 of the UTF-8 bytes of `text`, as an unsigned 64-bit BigInt. */
-export function fnv1a64(text: string): bigint {
-  let hash = FNV_OFFSET;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    hash ^= BigInt(byte);
-    hash = (hash * FNV_PRIME) & MASK_64;
-  }
-  return hash;
-}
-
-/** MurmurHash3's fmix64: every input bit affects every output bit. */
-export function fmix64(key: bigint): bigint {
-  let k = key;
-  k ^= k >> 33n;
-  k = (k * 0xff51afd7ed558ccdn) & MASK_64;
-  k ^= k >> 33n;
-  k = (k * 0xc4ceb9fe1a85ec53n) & MASK_64;
-  k ^= k >> 33n;
-  return k;
-}
 
 /** Jump Consistent Hash: the bucket in [0, buckets) of a 64-bit key. */
 export function jumpHash(key: bigint, buckets: number): number {

@@ -10,7 +10,7 @@ import type { ServerConfig } from '../../src/config/types.js';
 import { UpstreamHttpError } from '../../src/errors.js';
 import { createExporter, type Exporter, type ExporterDeps } from '../../src/exporter.js';
 import { familyByName } from '../../src/metrics/catalogue.js';
-import { pollDeadlineMs } from '../../src/poller.js';
+import { nextPollAtMs, pollDeadlineMs, pollPhaseMs, targetKey } from '../../src/poller.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 
@@ -348,5 +348,73 @@ describe('catena targets', () => {
     text = await metrics();
     expect(collector.closed).toBe(true);
     expect(text).not.toContain('billing');
+  });
+});
+
+describe('poll phase', () => {
+  it('spreads targets evenly over the interval, the same for a key every time', () => {
+    const interval = 15_000;
+    const tenths = new Array<number>(10).fill(0);
+    for (let i = 0; i < 1000; i++) {
+      const phase = pollPhaseMs(targetKey('server', `edge-${i}`), interval);
+      expect(phase).toBeGreaterThanOrEqual(0);
+      expect(phase).toBeLessThan(interval);
+      tenths[Math.floor(phase / (interval / 10))]!++;
+    }
+    // 100 expected per tenth; a hash that bunched names would leave tenths near empty.
+    for (const n of tenths) expect(n).toBeGreaterThan(65);
+    expect(pollPhaseMs('server/edge-1', interval)).toBe(pollPhaseMs('server/edge-1', interval));
+    expect(pollPhaseMs('server/edge-1', interval)).not.toBe(pollPhaseMs('catena/edge-1', interval));
+  });
+
+  it('puts the next poll on the phase, between half an interval and one and a half after the last start', () => {
+    const interval = 15_000;
+    for (const phase of [0, 1, 7_500, 14_999]) {
+      for (const started of [1_700_000_000_000, 1_700_000_000_000 + phase, 1_700_000_003_217, 1_700_000_014_999]) {
+        const next = nextPollAtMs(started, interval, phase);
+        expect(next - started).toBeGreaterThan(interval / 2);
+        expect(next - started).toBeLessThanOrEqual(interval * 1.5);
+        expect((next - phase) % interval).toBe(0);
+      }
+      // A poll on its phase is followed by the next one a whole interval later.
+      const onPhase = 1_700_000_010_000 - (1_700_000_010_000 % interval) + phase;
+      expect(nextPollAtMs(onPhase, interval, phase)).toBe(onPhase + interval);
+    }
+  });
+
+  it('polls two targets started together each on its own phase from the second poll on', async () => {
+    const interval = 1000;
+    const phase = (name: string) => pollPhaseMs(targetKey('server', name), interval);
+    // Two names whose phases are far apart: the same start would otherwise keep them together.
+    const names = Array.from({ length: 100 }, (_, i) => `edge-${i}`);
+    const a = names[0]!;
+    const b = names.find((n) => {
+      const d = Math.abs(phase(n) - phase(a));
+      return Math.min(d, interval - d) >= 400;
+    })!;
+    const { exporter, script } = setup([a, b], { overrides: { pollIntervalMs: interval } });
+    const times = new Map<string, number[]>([[a, []], [b, []]]);
+    const done = Promise.all(
+      [a, b].map(
+        (name) =>
+          new Promise<void>((resolve) => {
+            script(name).onPoll = () => {
+              const t = times.get(name)!;
+              t.push(Date.now());
+              if (t.length === 3) resolve();
+            };
+          }),
+      ),
+    );
+    exporter.start();
+    await done;
+    await exporter.stop();
+    for (const name of [a, b]) {
+      for (const t of times.get(name)!.slice(1)) {
+        const off = Math.abs((((t - phase(name)) % interval) + interval) % interval);
+        // Timers fire late on a busy machine, never early.
+        expect(Math.min(off, interval - off), `${name}: poll at ${t % interval} ms into the interval, phase ${phase(name)}`).toBeLessThan(200);
+      }
+    }
   });
 });
