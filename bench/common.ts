@@ -46,10 +46,20 @@ export type ExporterRequest =
   | { readonly type: 'start-loops' }
   /** What the loops did so far: polls ended, and those that failed (missed their deadline). */
   | { readonly type: 'loop-counts' }
+  /** Watches the process for `ms` while the loops run: its CPU, and its RSS sampled every 100 ms. */
+  | { readonly type: 'watch'; readonly ms: number }
   | { readonly type: 'start-polling' }
   | { readonly type: 'stop-polling' }
   | { readonly type: 'exposition' }
   | { readonly type: 'exit' };
+
+/** What 'watch' saw. */
+export interface Watched {
+  readonly cpuMs: number;
+  readonly peakRssMb: number;
+  readonly endRssMb: number;
+  readonly polls: number;
+}
 
 /** One poll of one collector as the exporter does it: client walk, mapping, samples, rendering. */
 export interface CollectorPoll {

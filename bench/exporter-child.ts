@@ -32,6 +32,7 @@ import {
   type ExporterRequest,
   type ExpositionFigures,
   type PollingSummary,
+  type Watched,
 } from './common.js';
 
 const log = pino({ level: 'error' });
@@ -185,6 +186,20 @@ async function expositionFigures(): Promise<ExpositionFigures> {
   return { lines, textBytes: Buffer.byteLength(text), gzipBytes, renderMs: median(renders), gzipMs: median(gzips) };
 }
 
+/** The process's CPU and RSS over `ms` of the poll loops running on their own schedule. */
+async function watch(ms: number): Promise<Watched> {
+  const polls0 = loops!.counts().polls;
+  const c0 = cpuMs();
+  let peak = 0;
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    peak = Math.max(peak, process.memoryUsage.rss());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const rss = process.memoryUsage.rss();
+  return { cpuMs: cpuMs() - c0, peakRssMb: Math.max(peak, rss) / 1048576, endRssMb: rss / 1048576, polls: loops!.counts().polls - polls0 };
+}
+
 async function handle(message: ExporterRequest): Promise<unknown> {
   switch (message.type) {
     case 'init-collector': {
@@ -237,6 +252,8 @@ async function handle(message: ExporterRequest): Promise<unknown> {
       return { ok: true };
     case 'loop-counts':
       return loops!.counts();
+    case 'watch':
+      return watch(message.ms);
     case 'start-polling':
       stopPolling = false;
       polling = pollLoop();

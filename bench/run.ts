@@ -325,7 +325,9 @@ function checks(
   }
   if (fleet) {
     out.push({ target: '1,000-stream servers per core at 15 s >= 250', scenario: 'fleet', value: fleet.serversPerCore, limit: 250, met: fleet.serversPerCore >= 250 });
-    out.push({ target: 'MB per additional 1,000-stream server <= 3', scenario: 'fleet', value: fleet.mbPerServer, limit: 3, met: fleet.mbPerServer <= 3 });
+    out.push({ target: 'MB per additional 1,000-stream server <= 3 (all polled at once)', scenario: 'fleet', value: fleet.mbPerServer, limit: 3, met: fleet.mbPerServer <= 3 });
+    const scheduled = fleet.mbPerServerScheduled;
+    if (scheduled !== undefined) out.push({ target: 'MB per additional 1,000-stream server <= 3 (peak, on their schedule)', scenario: 'fleet', value: scheduled, limit: 3, met: scheduled <= 3 });
   }
   for (const { scenario, collectors, serve } of results) {
     for (const c of collectors) {
@@ -383,7 +385,7 @@ async function main(): Promise<void> {
       await sim.close();
     }
   }
-  const fleet = FLEET ? await runFleet(() => Child.start('exporter-child.js', profileArgs('fleet')), QUICK ? [2, 6] : [10, 40], QUICK ? 2 : ROUNDS) : undefined;
+  const fleet = FLEET ? await runFleet(() => Child.start('exporter-child.js', profileArgs('fleet')), QUICK ? [2, 6] : [10, 40], QUICK ? 2 : ROUNDS, !QUICK) : undefined;
   const steadyScenario: Scenario = QUICK ? { id: 'flat-s', shape: 'flat', streams: 100, sessions: 1000 } : { id: 'flat-10k-100k', shape: 'flat', streams: 10_000, sessions: 100_000 };
   if (STEADY_SECONDS > 0) console.log(`\n=== steady: the exporter command at default settings, ${steadyScenario.id} ===`);
   const steady = STEADY_SECONDS > 0 ? await runSteady(steadyScenario, STEADY_SECONDS) : undefined;

@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
-import { median, type BaselineWalk, type LoopCounts, type PollCpu, type ScrapeResult } from './common.js';
+import { median, type BaselineWalk, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
 
 export interface ChildLike {
   request<T>(message: unknown): Promise<T>;
@@ -99,27 +99,36 @@ export interface FleetSize {
   /** Exporter CPU (all threads) per server poll, ms (median round / servers). */
   readonly cpuMsPerServerPoll: number;
   readonly wallMsPerRound: number;
+  /** RSS after the rounds, every server polled at once. */
   readonly rssMb: number;
+  /** The loops on their own 15 s schedule (polls spread over the interval): CPU and peak RSS. */
+  readonly scheduled?: Watched;
 }
 
 export interface FleetFigures {
   readonly sizes: readonly FleetSize[];
   /** 15 s of one core / CPU per server poll, at the larger size. */
   readonly serversPerCore: number;
-  /** RSS growth per added server between the two sizes. */
+  /** RSS growth per added server between the two sizes, every server polled at once. */
   readonly mbPerServer: number;
+  /** Peak RSS growth per added server between the two sizes, the loops on their schedule. */
+  readonly mbPerServerScheduled?: number;
   readonly cores: number;
 }
 
 /** Rounds of polls before the fleet's CPU is measured (see measureFleet). */
 const FLEET_WARMUP_ROUNDS = 4;
+/** The fleet's poll interval on its own schedule, and how long the loops run before and while watched. */
+const FLEET_INTERVAL_MS = 15_000;
+const FLEET_SCHEDULE_SETTLE_MS = 2 * FLEET_INTERVAL_MS;
+const FLEET_SCHEDULE_WATCH_MS = 2 * FLEET_INTERVAL_MS;
 
-export async function measureFleet(sim: RunningSimulator, startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number): Promise<FleetFigures> {
+export async function measureFleet(sim: RunningSimulator, startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number, schedule = true): Promise<FleetFigures> {
   const measured: FleetSize[] = [];
   for (const servers of sizes) {
     const exporter = await startExporter();
     try {
-      await exporter.request({ type: 'init-serve', url: sim.url, servers });
+      await exporter.request({ type: 'init-serve', url: sim.url, servers, intervalMs: FLEET_INTERVAL_MS });
       // Warm-up: a fresh process needs a few rounds before its CPU per poll settles (JIT, and the
       // young generation growing to its size); the figure is the steady state of a long-running
       // exporter. The world moves on between warm-up rounds as it does between real polls.
@@ -128,7 +137,15 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
         sim.advance(15_000);
       }
       const r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds });
-      measured.push({ servers, cpuMsPerServerPoll: median(r.cpuMs) / servers, wallMsPerRound: median(r.wallMs), rssMb: r.rssMb });
+      // Then the loops on their own schedule: the first polls all come within 2 s, the next ones
+      // on each target's phase of the interval; watched once they are there.
+      let scheduled: Watched | undefined;
+      if (schedule) {
+        await exporter.request({ type: 'start-loops' });
+        await exporter.request<Watched>({ type: 'watch', ms: FLEET_SCHEDULE_SETTLE_MS });
+        scheduled = await exporter.request<Watched>({ type: 'watch', ms: FLEET_SCHEDULE_WATCH_MS });
+      }
+      measured.push({ servers, cpuMsPerServerPoll: median(r.cpuMs) / servers, wallMsPerRound: median(r.wallMs), rssMb: r.rssMb, ...(scheduled ? { scheduled } : {}) });
     } finally {
       await exporter.stop();
     }
@@ -138,6 +155,7 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
     sizes: measured,
     serversPerCore: 15_000 / large.cpuMsPerServerPoll,
     mbPerServer: (large.rssMb - small.rssMb) / (large.servers - small.servers),
+    ...(large.scheduled && small.scheduled ? { mbPerServerScheduled: (large.scheduled.peakRssMb - small.scheduled.peakRssMb) / (large.servers - small.servers) } : {}),
     cores: availableParallelism(),
   };
 }
@@ -160,15 +178,22 @@ export function printThreads(serve: { readonly wholePoll: WholePollFigures; read
 }
 
 /** The fleet phase on a simulator of its own, printed. */
-export async function runFleet(startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number): Promise<FleetFigures> {
+export async function runFleet(startExporter: () => Promise<ChildLike>, sizes: readonly [number, number], rounds: number, schedule = true): Promise<FleetFigures> {
   const sim = await startSimulator({ clock: 'manual', churn: true, seed: 1, shape: 'flat', streams: 1000, sessions: 5000, gpus: 2, dvrs: 3 });
   try {
-    const fleet = await measureFleet(sim, startExporter, sizes, rounds);
+    const fleet = await measureFleet(sim, startExporter, sizes, rounds, schedule);
     console.log(`\n=== fleet: servers of 1,000 streams / 5,000 sessions, all threads of the exporter process (${fleet.cores} cores) ===`);
     for (const s of fleet.sizes) {
       console.log(`${s.servers} servers: CPU ${s.cpuMsPerServerPoll.toFixed(1)} ms per server poll, round of polls ${Math.round(s.wallMsPerRound)} ms wall, RSS ${Math.round(s.rssMb)} MB`);
+      const w = s.scheduled;
+      if (w) {
+        console.log(
+          `  on their 15 s schedule for ${FLEET_SCHEDULE_WATCH_MS / 1000} s: ${w.polls} polls, CPU ${(w.cpuMs / Math.max(1, w.polls)).toFixed(1)} ms per server poll, RSS peak ${Math.round(w.peakRssMb)} MB (end ${Math.round(w.endRssMb)} MB)`,
+        );
+      }
     }
-    console.log(`=> ${Math.round(fleet.serversPerCore)} servers per core every 15 s; ${fleet.mbPerServer.toFixed(2)} MB RSS per additional server`);
+    const scheduled = fleet.mbPerServerScheduled === undefined ? '' : `, ${fleet.mbPerServerScheduled.toFixed(2)} MB peak RSS per additional server on their schedule`;
+    console.log(`=> ${Math.round(fleet.serversPerCore)} servers per core every 15 s; ${fleet.mbPerServer.toFixed(2)} MB RSS per additional server polled all at once${scheduled}`);
     return fleet;
   } finally {
     await sim.close();
