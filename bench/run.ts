@@ -324,7 +324,9 @@ function checks(
     out.push({ target: 'exporter RSS <= 150 MB (command, 15 s polls, 2 scrapes per 15 s)', scenario: 'steady', value: steady.peakRssMb, limit: 150, met: steady.peakRssMb <= 150 });
   }
   if (fleet) {
-    out.push({ target: '1,000-stream servers per core at 15 s >= 250', scenario: 'fleet', value: fleet.serversPerCore, limit: 250, met: fleet.serversPerCore >= 250 });
+    out.push({ target: '1,000-stream servers per core at 15 s >= 250 (all polled at once)', scenario: 'fleet', value: fleet.serversPerCore, limit: 250, met: fleet.serversPerCore >= 250 });
+    const perCore = fleet.serversPerCoreScheduled;
+    if (perCore !== undefined) out.push({ target: '1,000-stream servers per core at 15 s >= 250 (on their schedule)', scenario: 'fleet', value: perCore, limit: 250, met: perCore >= 250 });
     out.push({ target: 'MB per additional 1,000-stream server <= 3 (all polled at once)', scenario: 'fleet', value: fleet.mbPerServer, limit: 3, met: fleet.mbPerServer <= 3 });
     const scheduled = fleet.mbPerServerScheduled;
     if (scheduled !== undefined) out.push({ target: 'MB per additional 1,000-stream server <= 3 (peak, on their schedule)', scenario: 'fleet', value: scheduled, limit: 3, met: scheduled <= 3 });

@@ -113,6 +113,8 @@ export interface FleetFigures {
   readonly mbPerServer: number;
   /** Peak RSS growth per added server between the two sizes, the loops on their schedule. */
   readonly mbPerServerScheduled?: number;
+  /** 15 s of one core / CPU per server poll at the larger size, the loops on their schedule. */
+  readonly serversPerCoreScheduled?: number;
   readonly cores: number;
 }
 
@@ -155,7 +157,12 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
     sizes: measured,
     serversPerCore: 15_000 / large.cpuMsPerServerPoll,
     mbPerServer: (large.rssMb - small.rssMb) / (large.servers - small.servers),
-    ...(large.scheduled && small.scheduled ? { mbPerServerScheduled: (large.scheduled.peakRssMb - small.scheduled.peakRssMb) / (large.servers - small.servers) } : {}),
+    ...(large.scheduled && small.scheduled
+      ? {
+          mbPerServerScheduled: (large.scheduled.peakRssMb - small.scheduled.peakRssMb) / (large.servers - small.servers),
+          serversPerCoreScheduled: FLEET_INTERVAL_MS / (large.scheduled.cpuMs / Math.max(1, large.scheduled.polls)),
+        }
+      : {}),
     cores: availableParallelism(),
   };
 }
@@ -192,8 +199,10 @@ export async function runFleet(startExporter: () => Promise<ChildLike>, sizes: r
         );
       }
     }
-    const scheduled = fleet.mbPerServerScheduled === undefined ? '' : `, ${fleet.mbPerServerScheduled.toFixed(2)} MB peak RSS per additional server on their schedule`;
-    console.log(`=> ${Math.round(fleet.serversPerCore)} servers per core every 15 s; ${fleet.mbPerServer.toFixed(2)} MB RSS per additional server polled all at once${scheduled}`);
+    console.log(`=> polled all at once: ${Math.round(fleet.serversPerCore)} servers per core every 15 s, ${fleet.mbPerServer.toFixed(2)} MB RSS per additional server`);
+    if (fleet.serversPerCoreScheduled !== undefined && fleet.mbPerServerScheduled !== undefined) {
+      console.log(`=> on their schedule: ${Math.round(fleet.serversPerCoreScheduled)} servers per core every 15 s, ${fleet.mbPerServerScheduled.toFixed(2)} MB peak RSS per additional server`);
+    }
     return fleet;
   } finally {
     await sim.close();
