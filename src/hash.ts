@@ -28,7 +28,6 @@ export function fmix64(key: bigint): bigint {
   return k;
 }
 
-
 /** A fraction in [0, 1) from a name, evenly spread over names. */
 export function unitOf(text: string): number {
   return Number(fmix64(fnv1a64(text)) >> 11n) / 2 ** 53;

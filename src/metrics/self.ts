@@ -178,13 +178,12 @@ export class SelfMetrics {
    * a Catena service's are those labelled `catena=<name>`, or `server=<name>` with its collector
    * `operations` or endpoint `/operations`; a server's are the other `server=<name>` series.
    */
-  async removeTarget(kind: 'server' | 'catena', target: string): Promise<void> {
-    this.version++;
+  removeTarget(kind: 'server' | 'catena', target: string): Promise<void> {
     const seen = this.endpointsSeen.get(target);
     if (seen) for (const endpoint of [...seen]) if ((endpoint === CATENA_ENDPOINT) === (kind === 'catena')) seen.delete(endpoint);
     for (const family of this.families.values()) family.removeWhere((labels) => ownedBy(kind, target, labels));
     this.version++;
-    await Promise.resolve();
+    return Promise.resolve();
   }
 
   /**
