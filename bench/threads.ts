@@ -129,6 +129,7 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
   const measured: FleetSize[] = [];
   for (const servers of sizes) {
     const exporter = await startExporter();
+    let r: PollCpu;
     try {
       await exporter.request({ type: 'init-serve', url: sim.url, servers, intervalMs: FLEET_INTERVAL_MS });
       // Warm-up: a fresh process needs a few rounds before its CPU per poll settles (JIT, and the
@@ -138,19 +139,12 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
         await exporter.request({ type: 'poll-cpu', rounds: 1 });
         sim.advance(15_000);
       }
-      const r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds });
-      // Then the loops on their own schedule: the first polls all come within 2 s, the next ones
-      // on each target's phase of the interval; watched once they are there.
-      let scheduled: Watched | undefined;
-      if (schedule) {
-        await exporter.request({ type: 'start-loops' });
-        await exporter.request<Watched>({ type: 'watch', ms: FLEET_SCHEDULE_SETTLE_MS });
-        scheduled = await exporter.request<Watched>({ type: 'watch', ms: FLEET_SCHEDULE_WATCH_MS });
-      }
-      measured.push({ servers, cpuMsPerServerPoll: median(r.cpuMs) / servers, wallMsPerRound: median(r.wallMs), rssMb: r.rssMb, ...(scheduled ? { scheduled } : {}) });
+      r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds });
     } finally {
       await exporter.stop();
     }
+    const scheduled = schedule ? await watchSchedule(sim, startExporter, servers) : undefined;
+    measured.push({ servers, cpuMsPerServerPoll: median(r.cpuMs) / servers, wallMsPerRound: median(r.wallMs), rssMb: r.rssMb, ...(scheduled ? { scheduled } : {}) });
   }
   const [small, large] = measured as [FleetSize, FleetSize];
   return {
@@ -165,6 +159,23 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
       : {}),
     cores: availableParallelism(),
   };
+}
+
+/**
+ * The loops of a fresh exporter process on their own schedule: the first polls all come within
+ * 2 s, the next ones on each target's phase of the interval; watched once they are there. A fresh
+ * process, because the heap that rounds of every server at once grew would stay in the RSS.
+ */
+async function watchSchedule(sim: RunningSimulator, startExporter: () => Promise<ChildLike>, servers: number): Promise<Watched> {
+  const exporter = await startExporter();
+  try {
+    await exporter.request({ type: 'init-serve', url: sim.url, servers, intervalMs: FLEET_INTERVAL_MS });
+    await exporter.request({ type: 'start-loops' });
+    await exporter.request<Watched>({ type: 'watch', ms: FLEET_SCHEDULE_SETTLE_MS });
+    return await exporter.request<Watched>({ type: 'watch', ms: FLEET_SCHEDULE_WATCH_MS });
+  } finally {
+    await exporter.stop();
+  }
 }
 
 /** The lines these phases add to a scenario's output. */
