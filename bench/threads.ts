@@ -137,7 +137,7 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
       // exporter. The world moves on between warm-up rounds as it does between real polls.
       for (let i = 0; i < FLEET_WARMUP_ROUNDS; i++) {
         await exporter.request({ type: 'poll-cpu', rounds: 1 });
-        sim.advance(15_000);
+        sim.advance(FLEET_INTERVAL_MS);
       }
       r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds });
     } finally {
@@ -149,7 +149,7 @@ export async function measureFleet(sim: RunningSimulator, startExporter: () => P
   const [small, large] = measured as [FleetSize, FleetSize];
   return {
     sizes: measured,
-    serversPerCore: 15_000 / large.cpuMsPerServerPoll,
+    serversPerCore: FLEET_INTERVAL_MS / large.cpuMsPerServerPoll,
     mbPerServer: (large.rssMb - small.rssMb) / (large.servers - small.servers),
     ...(large.scheduled && small.scheduled
       ? {

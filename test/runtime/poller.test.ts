@@ -10,7 +10,8 @@ import type { ServerConfig } from '../../src/config/types.js';
 import { UpstreamHttpError } from '../../src/errors.js';
 import { createExporter, type Exporter, type ExporterDeps } from '../../src/exporter.js';
 import { familyByName } from '../../src/metrics/catalogue.js';
-import { nextPollAtMs, pollDeadlineMs, pollPhaseMs, targetKey } from '../../src/poller.js';
+import { nextPollAtMs, pollDeadlineMs, pollPhaseMs } from '../../src/poll-schedule.js';
+import { targetKey } from '../../src/poller.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 
