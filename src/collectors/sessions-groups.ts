@@ -16,10 +16,12 @@ export class SessionGroup {
   sentBytes = 0;
   /** Unix ms of the last committed poll that listed a session of this group. */
   seenAtMs = Number.NaN;
-  constructor(
-    readonly key: string,
-    readonly values: readonly string[],
-  ) {}
+  /**
+   * The key (groupKey() of the label values) is all a group keeps of its values: they are read
+   * back from it (valuesOfKey()) when the label block is made, once in the group's life. A values
+   * array of its own cost 150 bytes a group, more than the rest of the group.
+   */
+  constructor(readonly key: string) {}
 }
 
 /** Histogram of lifetimes of one protocol; counts per bucket (not cumulative), +Inf is `count`. */
@@ -50,12 +52,39 @@ export class DurationHistogram {
   }
 }
 
+const RS = '\u001e';
+const US = '\u001f';
+
+function hasSeparator(v: string): boolean {
+  return v.includes(RS) || v.includes(US);
+}
+
 /** Unambiguous group keys: values joined by US (0x1f); JSON behind an RS (0x1e) when a value holds either. */
 export function groupKey(values: readonly string[]): string {
-  for (const v of values) {
-    if (v.includes('\u001e') || v.includes('\u001f')) return `\u001e${JSON.stringify(values)}`;
+  for (const v of values) if (hasSeparator(v)) return `${RS}${JSON.stringify(values)}`;
+  return values.join(US);
+}
+
+/** The label values a key was made of (the inverse of groupKey()). */
+export function valuesOfKey(key: string): string[] {
+  return key.startsWith(RS) ? (JSON.parse(key.slice(1)) as string[]) : key.split(US);
+}
+
+/** Whether groupKey(values) equals `key`, without building it (a known session's regrouping check). */
+export function isKeyOf(key: string, values: readonly string[]): boolean {
+  if (key.startsWith(RS)) return groupKey(values) === key;
+  let pos = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (i > 0) {
+      if (key.charCodeAt(pos) !== 0x1f) return false;
+      pos++;
+    }
+    // A value with a separator makes a JSON key, which a plain key never equals.
+    if (!key.startsWith(v, pos) || hasSeparator(v)) return false;
+    pos += v.length;
   }
-  return values.join('\u001f');
+  return pos === key.length;
 }
 
 export function byKey(a: SessionGroup, b: SessionGroup): number {

@@ -24,7 +24,7 @@
  * forever. A group with a session listed is never stale.
  */
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
-import { byKey, DurationHistogram, groupKey, mergeSorted, SessionGroup } from './sessions-groups.js';
+import { byKey, DurationHistogram, groupKey, isKeyOf, mergeSorted, SessionGroup, valuesOfKey } from './sessions-groups.js';
 import { SessionTable } from './session-table.js';
 import type { SeriesWriter } from '../metrics/series.js';
 import { streamFilterPasses } from '../config/regex.js';
@@ -167,7 +167,7 @@ export class SessionsCollector implements Collector {
       this.blocksFor = out.constLabels;
     }
     for (const g of this.sortedGroups) {
-      const block = (g.block ??= out.labelBlockOf(SESSIONS, g.values, labels));
+      const block = (g.block ??= out.labelBlockOf(SESSIONS, valuesOfKey(g.key), labels));
       out.addSample(SESSIONS, block, g.open);
       out.addSample(OPENED, block, g.opened);
       out.addSample(CLOSED, block, g.closed);
@@ -247,26 +247,27 @@ export class SessionsCollector implements Collector {
     return ok;
   }
 
-  /** Whether the session's grouping fields still have the values of `group` (no allocation). */
+  /** Whether the session's grouping fields still have the values of `group` (no key built). */
   private stillIn(group: SessionGroup, item: JsonObject, out: SeriesWriter): boolean {
-    const fields = this.fields;
-    for (let i = 0; i < fields.length; i++) {
-      if (labelValue(item[fields[i]!], out) !== group.values[i]) return false;
-    }
-    return true;
+    return isKeyOf(group.key, this.valuesOf(item, out));
   }
 
   private groupOf(item: JsonObject, out: SeriesWriter): SessionGroup {
-    const values = this.scratch;
-    values.length = 0;
-    for (const field of this.fields) values.push(labelValue(item[field], out));
-    const key = groupKey(values);
+    const key = groupKey(this.valuesOf(item, out));
     let group = this.groups.get(key) ?? this.freshGroups.get(key);
     if (group === undefined) {
-      group = new SessionGroup(key, [...values]);
+      group = new SessionGroup(key);
       this.freshGroups.set(key, group);
     }
     return group;
+  }
+
+  /** The session's grouping label values, in a scratch array reused for every session. */
+  private valuesOf(item: JsonObject, out: SeriesWriter): readonly string[] {
+    const values = this.scratch;
+    values.length = 0;
+    for (const field of this.fields) values.push(labelValue(item[field], out));
+    return values;
   }
 
   /** Applies a completed walk: counters, gauges, histograms, and forgets sessions no longer listed. */

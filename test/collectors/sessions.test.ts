@@ -5,6 +5,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSessionsCollector, sessionsSelect, type SessionsCollector } from '../../src/collectors/sessions.js';
+import { groupKey, isKeyOf, valuesOfKey } from '../../src/collectors/sessions-groups.js';
 import { NO_DATA } from '../../src/collectors/types.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
@@ -464,5 +465,67 @@ describe('a session listed on two pages of one walk', () => {
       await client.destroy();
       await upstream.close();
     }
+  });
+});
+
+describe('a session whose grouping values change while it lives (dvr, manifest_type)', () => {
+  it('moves to its new group: gauge and byte growth there, its opening stays where it was counted', async () => {
+    const session = (id: string, manifest: string, bytes: number) => ({ id, name: 'tv', proto: 'hls', manifest_type: manifest, bytes, opened_at: 1_767_225_600_000 });
+    // The second listing of "x" plays the archive; "y" has a value with both key separators.
+    const odd = 'odd\u001fvalue\u001e';
+    const polls = [
+      [session('x', 'index', 100), session('y', odd, 10)],
+      [session('x', 'archive', 150), session('y', odd, 30)],
+      [session('x', 'archive', 170), session('y', 'index', 40)],
+    ];
+    let poll = 0;
+    const upstream = await startScripted(() => ({ json: { sessions: polls[poll], next: null } }));
+    const config = serverConfig(SERVER, upstream.url, { sessionsGroupBy: ['stream', 'manifest_type'] });
+    const client = new FlussonicClient({ config, stats: new SelfMetrics({ version: 'test', defaultMetrics: false }).apiStats(SERVER), retryBackoffMs: 1 });
+    try {
+      const collector = createSessionsCollector({ now: () => 1_767_225_660_000 + poll * 15_000 });
+      const texts: string[] = [];
+      for (poll = 0; poll < polls.length; poll++) {
+        const out = new SeriesWriter([['server', SERVER]]);
+        await collector.collect({ client, config, signal: AbortSignal.timeout(10_000), log: pino({ level: 'silent' }), out });
+        texts.push(render(out));
+      }
+      const group = (manifest: string) => ({ server: SERVER, stream: 'tv', manifest_type: manifest });
+      const value = (text: string, family: string, manifest: string) => samples(text, family, group(manifest)).map((s) => s.value);
+      const [first, second, third] = texts as [string, string, string];
+      expect(value(first, 'flussonic_sessions', 'index')).toEqual([1]);
+      expect(value(first, 'flussonic_sessions', odd)).toEqual([1]);
+      expect(value(second, 'flussonic_sessions', 'index')).toEqual([0]);
+      expect(value(second, 'flussonic_sessions', 'archive')).toEqual([1]);
+      expect(value(second, 'flussonic_sessions', odd)).toEqual([1]);
+      // Opened where it was first seen; the growth after the move counts in the new group.
+      expect(value(second, 'flussonic_sessions_opened_total', 'index')).toEqual([1]);
+      expect(value(second, 'flussonic_sessions_opened_total', 'archive')).toEqual([0]);
+      expect(value(second, 'flussonic_sessions_sent_bytes_total', 'index')).toEqual([100]);
+      expect(value(second, 'flussonic_sessions_sent_bytes_total', 'archive')).toEqual([50]);
+      expect(value(second, 'flussonic_sessions_sent_bytes_total', odd)).toEqual([30]);
+      expect(value(third, 'flussonic_sessions', odd)).toEqual([0]);
+      expect(value(third, 'flussonic_sessions', 'index')).toEqual([1]);
+      expect(value(third, 'flussonic_sessions_sent_bytes_total', 'index')).toEqual([110]);
+      expect(value(third, 'flussonic_sessions_sent_bytes_total', 'archive')).toEqual([70]);
+      expectPromtoolClean(third);
+    } finally {
+      await client.destroy();
+      await upstream.close();
+    }
+  });
+});
+
+describe('group keys', () => {
+  const cases: readonly (readonly string[])[] = [['tv', 'hls'], ['', ''], ['a'], [''], ['a\u001fb', 'c'], ['a', 'b\u001e'], ['x"y', '\\'], ['a', 'b', 'c']];
+  it('give back the values they were made of', () => {
+    for (const values of cases) expect(valuesOfKey(groupKey(values))).toEqual(values);
+  });
+  it('are matched by exactly the values they were made of, without building a key', () => {
+    for (const a of cases) for (const b of cases) expect(isKeyOf(groupKey(a), b)).toBe(groupKey(a) === groupKey(b));
+    // Values that would join to the same text as a plain key, but make a JSON key.
+    expect(isKeyOf(groupKey(['a', 'b', 'c']), ['a\u001fb', 'c'])).toBe(false);
+    expect(isKeyOf(groupKey(['a', 'b']), ['a', 'b', ''])).toBe(false);
+    expect(isKeyOf(groupKey(['a', '']), ['a'])).toBe(false);
   });
 });
