@@ -7,12 +7,13 @@
  * Threads: the main thread serves HTTP and holds the exposition and self-metrics; polls run in
  * worker threads (`workers` in the config; src/workers/). The set of targets is decided here:
  * the fleet layer (src/fleet/) merges the static config with discovery and keeps this replica's
- * shard, and the owned targets are handed to the pool's apply(), the one seam where they enter. Collectors passed in as functions (tests) cannot cross threads: then the worker runtime
- * runs on this thread over a MessageChannel, with the same protocol.
+ * shard, and the owned targets are handed to the pool's apply(), the one seam where they enter.
+ * Collectors passed in as functions (tests) cannot cross threads: then the worker runtime runs on
+ * this thread over a MessageChannel, with the same protocol (loaded only then: the serving thread
+ * of a running exporter never loads the collectors or the HTTP client).
  */
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { COLLECTORS } from './collectors/index.js';
 import type { CollectorEntry } from './collectors/types.js';
 import type { ExporterConfig } from './config/types.js';
 import { Fleet } from './fleet/fleet.js';
@@ -20,8 +21,9 @@ import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
 import { buildApp, type AppDeps } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
-import { builtInCatenaCollectors, targetDescriptions, type CatenaCollectorFactory } from './targets.js';
-import { defaultWorkerEntry, inProcessChannels, threadChannels, type ChannelFactory } from './workers/channels.js';
+import { targetDescriptions } from './target-descriptions.js';
+import type { CatenaCollectorFactory } from './targets.js';
+import { defaultWorkerEntry, deferredChannels, threadChannels, type ChannelFactory } from './workers/channels.js';
 import { WorkerPool } from './workers/pool.js';
 
 export interface ExporterDeps {
@@ -77,14 +79,16 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const userAgent = `flussonic-exporter/${version}`;
   const inProcess = deps.collectors !== undefined || deps.catenaCollector !== undefined;
   const channels: ChannelFactory = inProcess
-    ? inProcessChannels({
-        log: logger,
-        collectorTable: deps.collectors ?? COLLECTORS,
-        catenaCollector: deps.catenaCollector ?? builtInCatenaCollectors(),
-        userAgent,
-        retryBackoffMs: deps.retryBackoffMs,
-        random: deps.random,
-      })
+    ? deferredChannels(async () =>
+        (await import('./workers/in-process.js')).inProcessChannels({
+          log: logger,
+          ...(deps.collectors ? { collectorTable: deps.collectors } : {}),
+          ...(deps.catenaCollector ? { catenaCollector: deps.catenaCollector } : {}),
+          userAgent,
+          retryBackoffMs: deps.retryBackoffMs,
+          random: deps.random,
+        }),
+      )
     : threadChannels(deps.workerEntry ?? defaultWorkerEntry(), {
         logLevel: config.logLevel,
         userAgent,

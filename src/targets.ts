@@ -1,16 +1,16 @@
 /**
- * The targets: on the main thread, the set to poll as plain descriptions (targetDescriptions);
- * in the worker that owns one, the poller's Target built from its description: a Flussonic server
- * with its enabled collectors (from the collector table) and one API client, or a Catena service
- * with its operations collector. See src/poller.ts for the Target / TargetCollector interface.
+ * The targets in the worker that owns them: the poller's Target built from a description (the
+ * main thread's side is src/target-descriptions.ts): a Flussonic server with its enabled
+ * collectors (from the collector table) and one API client, or a Catena service with its
+ * operations collector. See src/poller.ts for the Target / TargetCollector interface.
  */
 import type { Logger } from 'pino';
 import type { CatenaCollector, CollectorEntry } from './collectors/types.js';
-import type { CatenaConfig, ExporterConfig, ServerConfig } from './config/types.js';
+import type { CatenaConfig, ServerConfig } from './config/types.js';
 import type { ApiStats } from './flussonic/api.js';
 import { FlussonicClient } from './flussonic/client.js';
 import type { Target, TargetCollectContext, TargetSpec } from './poller.js';
-import type { AssignedTarget, TargetDescription } from './workers/protocol.js';
+import type { AssignedTarget } from './workers/protocol.js';
 import { LedgerHandoff, OperationsCollector } from './collectors/operations.js';
 
 /**
@@ -32,14 +32,6 @@ export interface TargetDeps {
   readonly userAgent: string;
   /** Pause before the one retry of a failed GET (tests shorten it). */
   readonly retryBackoffMs?: number;
-}
-
-/** One description per configured server and Catena service: the set of targets of a config. */
-export function targetDescriptions(config: ExporterConfig): TargetDescription[] {
-  return [
-    ...config.servers.map((server) => ({ kind: 'server' as const, config: server })),
-    ...config.catena.map((catena) => ({ kind: 'catena' as const, config: catena })),
-  ];
 }
 
 /** The poller's spec of an assigned target (in the worker that owns it). */
@@ -109,13 +101,4 @@ export function catenaTarget(config: CatenaConfig, factory: CatenaCollectorFacto
     keepSeriesOnFailure: true,
     close: () => collector.close(),
   };
-}
-
-/** A stable text of a config object (Map included) to tell whether it changed. */
-export function fingerprint(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v instanceof Map) return [...v.entries()];
-    if (v === Number.POSITIVE_INFINITY) return 'Infinity';
-    return v;
-  });
 }

@@ -11,7 +11,6 @@
 import type { Logger } from 'pino';
 import type { ClusterPeersSource, ServerSettings } from '../config/types.js';
 import type { ApiStats } from '../flussonic/api.js';
-import { FlussonicClient } from '../flussonic/client.js';
 import { baseUrl, DiscoveryError, validName, type DiscoveredServer } from './types.js';
 
 export interface ClusterPeersDeps {
@@ -27,6 +26,9 @@ const UNCOUNTED: ApiStats = { request: () => undefined, error: () => undefined, 
  * would withdraw the peers only the failed seed knows, and the last good list is safer.
  */
 export async function readClusterPeers(source: ClusterPeersSource, template: ServerSettings, deps: ClusterPeersDeps, signal: AbortSignal): Promise<DiscoveredServer[]> {
+  // Loaded here, not with the module: this runs on the serving thread, which otherwise never loads
+  // the HTTP client (src/workers/channels.ts, deferredChannels()).
+  const { FlussonicClient } = await import('../flussonic/client.js');
   const byName = new Map<string, DiscoveredServer>();
   for (const [index, seed] of source.seeds.entries()) {
     const client = new FlussonicClient({

@@ -8,7 +8,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { DiscoverySource, ServerSettings } from '../config/types.js';
-import { fingerprint } from '../targets.js';
+import { fingerprint } from '../target-descriptions.js';
 import { readClusterPeers } from './cluster-peers.js';
 import { filesSignature, matchFiles, readFileSd } from './file-sd.js';
 import type { DiscoveredList, DiscoveredServer } from './types.js';

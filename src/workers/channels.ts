@@ -1,12 +1,13 @@
 /**
  * How the pool reaches a worker runtime: a worker thread (production), or a runtime on this thread
- * over a MessageChannel, for collectors passed as functions, which cannot cross threads (tests
- * with scripted collectors). Both speak the same protocol, with the same structured clone and
- * transfer, so the pool cannot tell them apart except that only a thread can crash.
+ * over a MessageChannel (src/workers/in-process.ts), for collectors passed as functions, which
+ * cannot cross threads (tests with scripted collectors). Both speak the same protocol, with the
+ * same structured clone and transfer, so the pool cannot tell them apart except that only a
+ * thread can crash. This module does not load the runtime: the main thread of a running exporter
+ * never needs it (see deferredChannels()).
  */
-import { MessageChannel, Worker, type ResourceLimits } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerSettings } from './protocol.js';
-import { WorkerRuntime, type RuntimeDeps, type RuntimePort } from './runtime.js';
 
 export interface WorkerChannel {
   post(message: ToWorker): void;
@@ -85,16 +86,22 @@ export function exitReason(failure: unknown, code: number, limits: ResourceLimit
   return `exited with code ${code}`;
 }
 
-export function inProcessChannels(deps: RuntimeDeps): ChannelFactory {
-  return (_index, events) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.on('message', (m: FromWorker) => events.message(m));
-    new WorkerRuntime(port2 as unknown as RuntimePort, deps);
+/**
+ * A channel factory loaded on first use (a dynamic import), so that its modules are loaded only
+ * when it is used: the in-process runtime brings the collectors and the HTTP client (undici, about
+ * 7 MB of RSS), which the serving thread of a running exporter never needs. Messages posted before
+ * it is loaded are delivered, in order, once it is; a failure to load is reported as the channel's
+ * exit.
+ */
+export function deferredChannels(load: () => Promise<ChannelFactory>): ChannelFactory {
+  let factory: Promise<ChannelFactory> | undefined;
+  return (index, events) => {
+    const channel = (factory ??= load()).then((make) => make(index, events));
+    channel.catch((error: unknown) => events.exit(`could not load the runtime: ${error instanceof Error ? error.message : String(error)}`));
     return {
-      post: (m) => port1.postMessage(m),
+      post: (m) => void channel.then((c) => c.post(m), () => undefined),
       async terminate() {
-        port1.close();
-        port2.close();
+        await (await channel.catch(() => undefined))?.terminate();
       },
     };
   };

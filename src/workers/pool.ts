@@ -16,7 +16,7 @@ import type { ExporterConfig } from '../config/types.js';
 import type { ExpositionCache } from '../metrics/exposition.js';
 import type { SelfMetrics } from '../metrics/self.js';
 import { targetKey, type TargetStatus } from '../poller.js';
-import { fingerprint } from '../targets.js';
+import { fingerprint } from '../target-descriptions.js';
 import type { ChannelFactory, WorkerChannel } from './channels.js';
 import type { AssignedTarget, FromWorker, PollResult, TargetDescription } from './protocol.js';
 

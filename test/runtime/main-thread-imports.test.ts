@@ -1,0 +1,71 @@
+/**
+ * The serving thread loads only what serving needs. The compiled modules (dist/, built before the
+ * tests) are walked along their static imports, the ones a module loads with itself; dynamic
+ * import() loads only when it runs. The HTTP client (undici, about 7 MB of RSS in every process)
+ * and the poll runtime belong to the worker threads.
+ * deferredChannels() is what keeps the in-process runtime (tests) out of it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { deferredChannels } from '../../src/workers/channels.js';
+
+const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist');
+const STATIC_IMPORT = /^(?:import|export)\s[^;]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm;
+
+/** Every module reachable by static imports from `entry`: own files by path, packages by name. */
+function staticGraph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const walk = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
+      const spec = (m[1] ?? m[2])!;
+      if (spec.startsWith('.')) walk(resolve(dirname(file), spec));
+      else if (!spec.startsWith('node:')) seen.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+    }
+  };
+  walk(entry);
+  return seen;
+}
+
+const own = (path: string) => resolve(DIST, path);
+
+describe('modules of the serving thread', () => {
+  it('leave out the HTTP client, the collectors runtime and the simulator, which a worker loads', () => {
+    expect(existsSync(own('main.js')), 'dist/ is built by npm test before vitest').toBe(true);
+    const main = staticGraph(own('main.js'));
+    const worker = staticGraph(own('workers/worker.js'));
+    // The walk sees what a worker loads, so it would see the same in the main thread.
+    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('workers/runtime.js'), own('targets.js')]) expect(worker).toContain(m);
+    expect(main).toContain('fastify');
+    expect(main).toContain(own('workers/pool.js'));
+    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('workers/runtime.js'), own('workers/in-process.js'), own('targets.js'), own('simulator/index.js')]) {
+      expect(main, `${m} is loaded with dist/main.js`).not.toContain(m);
+    }
+  });
+});
+
+describe('deferredChannels', () => {
+  it('delivers what was posted before the runtime loaded, in order, and reports a failed load as an exit', async () => {
+    const got: string[] = [];
+    const factory = deferredChannels(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return () => ({ post: (m) => got.push(m.type), terminate: async () => undefined });
+    });
+    const events = { message: () => undefined, exit: (reason: string) => got.push(`exit ${reason}`) };
+    const channel = factory(0, events);
+    channel.post({ type: 'start' });
+    channel.post({ type: 'stop' });
+    expect(got).toEqual([]);
+    await channel.terminate();
+    expect(got).toEqual(['start', 'stop']);
+
+    const exits: string[] = [];
+    const broken = deferredChannels(() => Promise.reject(new Error('no such module')))(0, { message: () => undefined, exit: (r) => exits.push(r) });
+    broken.post({ type: 'start' });
+    await broken.terminate();
+    expect(exits).toEqual(['could not load the runtime: no such module']);
+  });
+});
