@@ -46,6 +46,11 @@ export class SessionTable {
     this.free.push(slot);
   }
 
+  /** One past the highest slot ever handed out (free slots below it included). */
+  get slots(): number {
+    return this.used;
+  }
+
   /** Forgets every session. */
   clear(): void {
     this.used = 0;

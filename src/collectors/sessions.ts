@@ -25,6 +25,7 @@
  */
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
 import { byKey, DurationHistogram, groupKey, isKeyOf, mergeSorted, SessionGroup, valuesOfKey } from './sessions-groups.js';
+import { SessionIds } from './session-ids.js';
 import { SessionTable } from './session-table.js';
 import type { SeriesWriter } from '../metrics/series.js';
 import { streamFilterPasses } from '../config/regex.js';
@@ -104,7 +105,7 @@ export class SessionsCollector implements Collector {
   private readonly admitted = new Map<string, boolean>();
   private walkOptions: WalkOptions = { select: [], key: 'id' };
   /** Committed state: the slot of each listed session id. */
-  private readonly tracked = new Map<string, number>();
+  private readonly tracked = new SessionIds();
   private readonly table = new SessionTable();
   private readonly groups = new Map<string, SessionGroup>();
   private readonly histograms = new Map<string, DurationHistogram>();
@@ -210,9 +211,9 @@ export class SessionsCollector implements Collector {
     }
     const bytes = numberField(item.bytes, 0, out);
     const closedAtMs = numberField(item.closed_at, Number.NaN, out);
-    const known = this.tracked.get(id);
+    const known = this.tracked.find(id);
     const t = this.table;
-    if (known !== undefined) {
+    if (known >= 0) {
       if (t.seen[known] === generation) return; // listed twice in one walk
       t.seen[known] = generation;
       t.nextBytes[known] = bytes;
@@ -280,11 +281,13 @@ export class SessionsCollector implements Collector {
     for (const group of this.groups.values()) group.open = 0;
 
     const t = this.table;
-    for (const [id, slot] of this.tracked) {
+    // The tracked sessions are the slots with an id (new ones get theirs below).
+    for (let slot = 0; slot < t.slots; slot++) {
+      if (!this.tracked.has(slot)) continue;
       if (t.seen[slot] !== generation) {
         // Not listed any more: it closed some time after the last poll that listed it.
         if (t.closed[slot] === 0) this.close(slot, t.group[slot]!, this.lastPollAtMs);
-        this.tracked.delete(id);
+        this.tracked.remove(slot);
         t.release(slot);
         continue;
       }
@@ -310,7 +313,7 @@ export class SessionsCollector implements Collector {
       const closedAtMs = t.nextClosedAtMs[slot]!;
       if (Number.isNaN(closedAtMs)) group.open++;
       else this.close(slot, group, closedAtMs);
-      this.tracked.set(id, slot);
+      this.tracked.add(id, slot);
     }
     this.fresh = new Map();
     this.freshGroups = new Map();
