@@ -2,8 +2,6 @@
  * The per-session memory of the sessions collector (sessions.ts): one slot per listed session in
  * typed arrays, reused when a session is forgotten.
  */
-import type { SessionGroup } from './sessions-groups.js';
-
 /**
  * What is remembered of the listed sessions, one slot per session in typed arrays (a struct of
  * arrays): ~60 bytes a session instead of an object with boxed numbers (~140), and the slots a
@@ -18,14 +16,15 @@ export class SessionTable {
   nextClosedAtMs = new Float64Array(0);
   seen = new Int32Array(0);
   closed = new Uint8Array(0);
-  group: (SessionGroup | undefined)[] = [];
-  nextGroup: (SessionGroup | undefined)[] = [];
+  /** The slot of the session's group in the GroupTable (sessions-groups.ts). */
+  group = new Int32Array(0);
+  nextGroup = new Int32Array(0);
   proto: string[] = [];
   private used = 0;
   private readonly free: number[] = [];
 
   /** A slot for a session first seen in walk `generation`. */
-  add(group: SessionGroup, proto: string, openedAtMs: number, generation: number, bytes: number, closedAtMs: number): number {
+  add(group: number, proto: string, openedAtMs: number, generation: number, bytes: number, closedAtMs: number): number {
     const slot = this.free.pop() ?? this.grow();
     this.bytes[slot] = 0;
     this.nextBytes[slot] = bytes;
@@ -39,10 +38,8 @@ export class SessionTable {
     return slot;
   }
 
-  /** Frees a slot (the groups it referred to are let go). */
+  /** Frees a slot. */
   release(slot: number): void {
-    this.group[slot] = undefined;
-    this.nextGroup[slot] = undefined;
     this.free.push(slot);
   }
 
@@ -55,8 +52,6 @@ export class SessionTable {
   clear(): void {
     this.used = 0;
     this.free.length = 0;
-    this.group = [];
-    this.nextGroup = [];
     this.proto = [];
   }
 
@@ -73,6 +68,8 @@ export class SessionTable {
       this.nextClosedAtMs = widen(this.nextClosedAtMs, new Float64Array(size));
       this.seen = widen(this.seen, new Int32Array(size));
       this.closed = widen(this.closed, new Uint8Array(size));
+      this.group = widen(this.group, new Int32Array(size));
+      this.nextGroup = widen(this.nextGroup, new Int32Array(size));
     }
     return this.used++;
   }

@@ -5,23 +5,71 @@
 import { SESSION_DURATION_BUCKETS } from '../metrics/catalogue.js';
 import type { LabelBlock } from '../metrics/series.js';
 
-/** Aggregated counters of one combination of grouping label values. */
-export class SessionGroup {
+/**
+ * The session groups, one slot per combination of grouping label values, in typed arrays (a
+ * struct of arrays, like the session table): a group is its counters, its key and its label
+ * block, about 60 bytes instead of an object with boxed numbers (~120). Slots of withdrawn groups
+ * are reused. A group is named by its slot in the session table and the collector's maps.
+ */
+export class GroupTable {
   /** Open sessions at the last committed poll. */
-  open = 0;
-  /** The rendered label block, kept across polls (for the writer's constant labels in `blockFor`). */
-  block: LabelBlock | undefined;
-  opened = 0;
-  closed = 0;
-  sentBytes = 0;
-  /** Unix ms of the last committed poll that listed a session of this group. */
-  seenAtMs = Number.NaN;
+  open = new Int32Array(0);
+  opened = new Float64Array(0);
+  closed = new Float64Array(0);
+  sentBytes = new Float64Array(0);
+  /** Unix ms of the last committed poll that listed a session of the group (NaN before). */
+  seenAtMs = new Float64Array(0);
   /**
-   * The key (groupKey() of the label values) is all a group keeps of its values: they are read
-   * back from it (valuesOfKey()) when the label block is made, once in the group's life. A values
-   * array of its own cost 150 bytes a group, more than the rest of the group.
+   * groupKey() of the label values: all a group keeps of them. They are read back from it
+   * (valuesOfKey()) for the label block, once in the group's life.
    */
-  constructor(readonly key: string) {}
+  key: string[] = [];
+  /** The rendered label block, kept across polls (see SessionsCollector.write()). */
+  block: (LabelBlock | undefined)[] = [];
+  private used = 0;
+  private readonly free: number[] = [];
+
+  /** A slot for a new group, its counters at zero. */
+  add(key: string): number {
+    const slot = this.free.pop() ?? this.grow();
+    this.open[slot] = 0;
+    this.opened[slot] = 0;
+    this.closed[slot] = 0;
+    this.sentBytes[slot] = 0;
+    this.seenAtMs[slot] = Number.NaN;
+    this.key[slot] = key;
+    this.block[slot] = undefined;
+    return slot;
+  }
+
+  release(slot: number): void {
+    this.key[slot] = '';
+    this.block[slot] = undefined;
+    this.free.push(slot);
+  }
+
+  clear(): void {
+    this.used = 0;
+    this.free.length = 0;
+    this.key = [];
+    this.block = [];
+  }
+
+  private grow(): number {
+    if (this.used === this.open.length) {
+      const size = Math.max(256, Math.ceil(this.open.length * 1.5));
+      const widen = <T extends Float64Array | Int32Array>(old: T, made: T): T => {
+        made.set(old);
+        return made;
+      };
+      this.open = widen(this.open, new Int32Array(size));
+      this.opened = widen(this.opened, new Float64Array(size));
+      this.closed = widen(this.closed, new Float64Array(size));
+      this.sentBytes = widen(this.sentBytes, new Float64Array(size));
+      this.seenAtMs = widen(this.seenAtMs, new Float64Array(size));
+    }
+    return this.used++;
+  }
 }
 
 /** Histogram of lifetimes of one protocol; counts per bucket (not cumulative), +Inf is `count`. */
@@ -87,17 +135,18 @@ export function isKeyOf(key: string, values: readonly string[]): boolean {
   return pos === key.length;
 }
 
-export function byKey(a: SessionGroup, b: SessionGroup): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+/** Orders group slots by their keys. */
+export function byKeyOf(keys: readonly string[]): (a: number, b: number) => number {
+  return (a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0);
 }
 
-/** Two arrays sorted by key, merged into one. */
-export function mergeSorted(a: readonly SessionGroup[], b: readonly SessionGroup[]): SessionGroup[] {
-  const out = new Array<SessionGroup>(a.length + b.length);
+/** Two lists of group slots sorted by key, merged into one. */
+export function mergeSorted(a: readonly number[], b: readonly number[], keys: readonly string[]): number[] {
+  const out = new Array<number>(a.length + b.length);
   let i = 0;
   let j = 0;
   let k = 0;
-  while (i < a.length && j < b.length) out[k++] = byKey(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length && j < b.length) out[k++] = keys[a[i]!]! <= keys[b[j]!]! ? a[i++]! : b[j++]!;
   while (i < a.length) out[k++] = a[i++]!;
   while (j < b.length) out[k++] = b[j++]!;
   return out;

@@ -24,7 +24,7 @@
  * forever. A group with a session listed is never stale.
  */
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
-import { byKey, DurationHistogram, groupKey, isKeyOf, mergeSorted, SessionGroup, valuesOfKey } from './sessions-groups.js';
+import { byKeyOf, DurationHistogram, GroupTable, groupKey, isKeyOf, mergeSorted, valuesOfKey } from './sessions-groups.js';
 import { SessionIds } from './session-ids.js';
 import { SessionTable } from './session-table.js';
 import type { SeriesWriter } from '../metrics/series.js';
@@ -107,16 +107,19 @@ export class SessionsCollector implements Collector {
   /** Committed state: the slot of each listed session id. */
   private readonly tracked = new SessionIds();
   private readonly table = new SessionTable();
-  private readonly groups = new Map<string, SessionGroup>();
+  /** The slot in `groupTable` of each group's key. */
+  private readonly groups = new Map<string, number>();
+  private readonly groupTable = new GroupTable();
   private readonly histograms = new Map<string, DurationHistogram>();
-  private sortedGroups: SessionGroup[] | undefined;
+  /** Group slots sorted by key. */
+  private sortedGroups: number[] | undefined;
   /** The writer constant labels the groups' label blocks were made for. */
   private blocksFor: string | undefined;
   private lastPollAtMs = Number.NaN;
   private generation = 0;
   /** Sessions first seen by the walk in progress (their slots), thrown away unless the walk completes. */
   private fresh = new Map<string, number>();
-  private freshGroups = new Map<string, SessionGroup>();
+  private freshGroups = new Map<string, number>();
   private readonly scratch: string[] = [];
 
   constructor(options: SessionsCollectorOptions = {}) {
@@ -135,10 +138,8 @@ export class SessionsCollector implements Collector {
     // Every walk has a number of its own, also one after a failed walk: what the failed walk
     // recorded as pending is then not taken for this walk's.
     const generation = ++this.generation;
-    // A walk that failed left its new sessions uncommitted: their slots go back.
-    for (const slot of this.fresh.values()) this.table.release(slot);
-    this.fresh = new Map();
-    this.freshGroups = new Map();
+    // A walk that failed left its new sessions and groups uncommitted: their slots go back.
+    this.releaseFresh();
     for await (const page of ctx.client.walk('/sessions', this.walkOptions, ctx.signal)) {
       for (let i = 0; i < page.length; i++) this.see(page[i]!, generation, ctx.out);
     }
@@ -158,21 +159,22 @@ export class SessionsCollector implements Collector {
         count: h.count,
       });
     }
+    const g = this.groupTable;
     // Sorted by key so that max_series drops the same groups every poll.
-    this.sortedGroups ??= [...this.groups.values()].sort(byKey);
+    this.sortedGroups ??= [...this.groups.values()].sort(byKeyOf(g.key));
     const labels = this.groupBy;
     // Label blocks are escaped and joined once per group, not once per sample and poll: with tens of
     // thousands of groups that string work (and the garbage it leaves) was most of a poll's CPU.
     if (out.constLabels !== this.blocksFor) {
-      for (const g of this.groups.values()) g.block = undefined;
+      g.block.fill(undefined);
       this.blocksFor = out.constLabels;
     }
-    for (const g of this.sortedGroups) {
-      const block = (g.block ??= out.labelBlockOf(SESSIONS, valuesOfKey(g.key), labels));
-      out.addSample(SESSIONS, block, g.open);
-      out.addSample(OPENED, block, g.opened);
-      out.addSample(CLOSED, block, g.closed);
-      out.addSample(SENT_BYTES, block, g.sentBytes);
+    for (const slot of this.sortedGroups) {
+      const block = (g.block[slot] ??= out.labelBlockOf(SESSIONS, valuesOfKey(g.key[slot]!), labels));
+      out.addSample(SESSIONS, block, g.open[slot]!);
+      out.addSample(OPENED, block, g.opened[slot]!);
+      out.addSample(CLOSED, block, g.closed[slot]!);
+      out.addSample(SENT_BYTES, block, g.sentBytes[slot]!);
     }
   }
 
@@ -192,11 +194,12 @@ export class SessionsCollector implements Collector {
     // Every id is looked up in `tracked`/`fresh` anyway (see()), which drops an id listed twice:
     // the walk's own set of 100k ids per poll would be the same work again.
     this.walkOptions = { select: sessionsSelect(this.groupBy, filter), key: 'id', dedupe: false };
-    for (const slot of this.fresh.values()) this.table.release(slot);
     this.fresh = new Map();
+    this.freshGroups = new Map();
     this.tracked.clear();
     this.table.clear();
     this.groups.clear();
+    this.groupTable.clear();
     this.histograms.clear();
     this.sortedGroups = undefined;
     this.lastPollAtMs = Number.NaN;
@@ -249,18 +252,27 @@ export class SessionsCollector implements Collector {
   }
 
   /** Whether the session's grouping fields still have the values of `group` (no key built). */
-  private stillIn(group: SessionGroup, item: JsonObject, out: SeriesWriter): boolean {
-    return isKeyOf(group.key, this.valuesOf(item, out));
+  private stillIn(group: number, item: JsonObject, out: SeriesWriter): boolean {
+    return isKeyOf(this.groupTable.key[group]!, this.valuesOf(item, out));
   }
 
-  private groupOf(item: JsonObject, out: SeriesWriter): SessionGroup {
+  /** The slot of the session's group; a new group is fresh until the walk is committed. */
+  private groupOf(item: JsonObject, out: SeriesWriter): number {
     const key = groupKey(this.valuesOf(item, out));
     let group = this.groups.get(key) ?? this.freshGroups.get(key);
     if (group === undefined) {
-      group = new SessionGroup(key);
+      group = this.groupTable.add(key);
       this.freshGroups.set(key, group);
     }
     return group;
+  }
+
+  /** Gives back the slots of sessions and groups a walk added and did not commit. */
+  private releaseFresh(): void {
+    for (const slot of this.fresh.values()) this.table.release(slot);
+    for (const slot of this.freshGroups.values()) this.groupTable.release(slot);
+    this.fresh = new Map();
+    this.freshGroups = new Map();
   }
 
   /** The session's grouping label values, in a scratch array reused for every session. */
@@ -273,12 +285,13 @@ export class SessionsCollector implements Collector {
 
   /** Applies a completed walk: counters, gauges, histograms, and forgets sessions no longer listed. */
   private commit(generation: number, pollAtMs: number): void {
+    const g = this.groupTable;
     if (this.freshGroups.size > 0) {
       for (const [key, group] of this.freshGroups) this.groups.set(key, group);
       // A few new groups per poll among thousands: merge them in rather than sort everything again.
-      if (this.sortedGroups) this.sortedGroups = mergeSorted(this.sortedGroups, [...this.freshGroups.values()].sort(byKey));
+      if (this.sortedGroups) this.sortedGroups = mergeSorted(this.sortedGroups, [...this.freshGroups.values()].sort(byKeyOf(g.key)), g.key);
     }
-    for (const group of this.groups.values()) group.open = 0;
+    for (const group of this.groups.values()) g.open[group] = 0;
 
     const t = this.table;
     // The tracked sessions are the slots with an id (new ones get theirs below).
@@ -292,26 +305,26 @@ export class SessionsCollector implements Collector {
         continue;
       }
       const group = t.nextGroup[slot]!;
-      group.seenAtMs = pollAtMs;
+      g.seenAtMs[group] = pollAtMs;
       const nextBytes = t.nextBytes[slot]!;
-      if (nextBytes > t.bytes[slot]!) group.sentBytes += nextBytes - t.bytes[slot]!;
+      if (nextBytes > t.bytes[slot]!) g.sentBytes[group]! += nextBytes - t.bytes[slot]!;
       t.bytes[slot] = nextBytes;
       t.group[slot] = group;
       if (t.closed[slot] !== 0) continue;
       const closedAtMs = t.nextClosedAtMs[slot]!;
-      if (Number.isNaN(closedAtMs)) group.open++;
+      if (Number.isNaN(closedAtMs)) g.open[group]!++;
       else this.close(slot, group, closedAtMs);
     }
 
     for (const [id, slot] of this.fresh) {
       const group = t.group[slot]!;
-      group.seenAtMs = pollAtMs;
-      group.opened++;
+      g.seenAtMs[group] = pollAtMs;
+      g.opened[group]!++;
       const nextBytes = t.nextBytes[slot]!;
-      group.sentBytes += nextBytes;
+      g.sentBytes[group]! += nextBytes;
       t.bytes[slot] = nextBytes;
       const closedAtMs = t.nextClosedAtMs[slot]!;
-      if (Number.isNaN(closedAtMs)) group.open++;
+      if (Number.isNaN(closedAtMs)) g.open[group]!++;
       else this.close(slot, group, closedAtMs);
       this.tracked.add(id, slot);
     }
@@ -325,13 +338,16 @@ export class SessionsCollector implements Collector {
    * tracked session left (a tracked session is one the last poll listed), so nothing refers to them.
    */
   private withdrawStale(oldestMs: number): void {
-    let withdrawn = 0;
+    const g = this.groupTable;
+    const withdrawn = new Set<number>();
     for (const [key, group] of this.groups) {
-      if (group.open > 0 || !(group.seenAtMs < oldestMs)) continue;
+      if (g.open[group]! > 0 || !(g.seenAtMs[group]! < oldestMs)) continue;
       this.groups.delete(key);
-      withdrawn++;
+      withdrawn.add(group);
     }
-    if (withdrawn > 0 && this.sortedGroups) this.sortedGroups = this.sortedGroups.filter((g) => this.groups.get(g.key) === g);
+    if (withdrawn.size === 0) return;
+    if (this.sortedGroups) this.sortedGroups = this.sortedGroups.filter((group) => !withdrawn.has(group));
+    for (const group of withdrawn) g.release(group);
   }
 
   /** Session groups kept (exported) now. */
@@ -339,10 +355,10 @@ export class SessionsCollector implements Collector {
     return this.groups.size;
   }
 
-  private close(slot: number, group: SessionGroup, endMs: number): void {
+  private close(slot: number, group: number, endMs: number): void {
     const t = this.table;
     t.closed[slot] = 1;
-    group.closed++;
+    this.groupTable.closed[group]!++;
     // Without opened_at (or a last poll time) there is no lifetime to observe; the close still counts.
     const openedAtMs = t.openedAtMs[slot]!;
     if (Number.isNaN(openedAtMs) || Number.isNaN(endMs)) return;

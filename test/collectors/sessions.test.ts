@@ -529,3 +529,39 @@ describe('group keys', () => {
     expect(isKeyOf(groupKey(['a', '']), ['a'])).toBe(false);
   });
 });
+
+describe('a withdrawn group', () => {
+  it('leaves nothing behind for the group that comes after it (its slot is reused from zero)', async () => {
+    const session = (id: string, name: string, proto: string, bytes: number) => ({ id, name, proto, bytes, opened_at: 1_767_225_600_000 });
+    const listings = [[session('a', 'tv', 'hls', 100)], [], [], [session('b', 'radio', 'dash', 5)]];
+    let poll = 0;
+    const upstream = await startScripted(() => ({ json: { sessions: listings[poll], next: null } }));
+    const config = serverConfig(SERVER, upstream.url, { staleAfterMs: 60_000 });
+    const client = new FlussonicClient({ config, stats: new SelfMetrics({ version: 'test', defaultMetrics: false }).apiStats(SERVER), retryBackoffMs: 1 });
+    try {
+      // Polls at 0, 30 s, 120 s (the tv group unseen for 120 s: withdrawn) and 150 s.
+      const at = [0, 30_000, 120_000, 150_000];
+      const collector = createSessionsCollector({ now: () => 1_767_225_660_000 + at[poll]! });
+      const texts: string[] = [];
+      for (poll = 0; poll < listings.length; poll++) {
+        const out = new SeriesWriter([['server', SERVER]]);
+        await collector.collect({ client, config, signal: AbortSignal.timeout(10_000), log: pino({ level: 'silent' }), out });
+        texts.push(render(out));
+      }
+      const tv = { server: SERVER, stream: 'tv', proto: 'hls' };
+      expect(samples(texts[1]!, 'flussonic_sessions_closed_total', tv).map((s) => s.value)).toEqual([1]);
+      expect(samples(texts[2]!, 'flussonic_sessions', tv)).toEqual([]);
+      const radio = { server: SERVER, stream: 'radio', proto: 'dash' };
+      const last = texts[3]!;
+      expect(samples(last, 'flussonic_sessions', tv)).toEqual([]);
+      expect(samples(last, 'flussonic_sessions', radio).map((s) => s.value)).toEqual([1]);
+      expect(samples(last, 'flussonic_sessions_opened_total', radio).map((s) => s.value)).toEqual([1]);
+      expect(samples(last, 'flussonic_sessions_closed_total', radio).map((s) => s.value)).toEqual([0]);
+      expect(samples(last, 'flussonic_sessions_sent_bytes_total', radio).map((s) => s.value)).toEqual([5]);
+      expect(collector.groupCount).toBe(1);
+    } finally {
+      await client.destroy();
+      await upstream.close();
+    }
+  });
+});
