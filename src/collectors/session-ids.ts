@@ -1,3 +1,5 @@
+import { widened } from './session-table.js';
+
 /**
  * Which slot of the session table (session-table.ts) holds a listed session id.
  *
@@ -118,12 +120,8 @@ export class SessionIds {
   /** Room for slots up to `slot`, growing by half (the table's slots are reused, so it seldom grows). */
   private widen(slot: number): void {
     const size = Math.max(1024, slot + 1, Math.ceil(this.packed.length * 1.5));
-    const packed = new Uint8Array(size);
-    packed.set(this.packed);
-    const words = new Int32Array(size * 4);
-    words.set(this.words);
-    this.packed = packed;
-    this.words = words;
+    this.packed = widened(this.packed, size);
+    this.words = widened(this.words, size * 4);
   }
 }
 

@@ -1,12 +1,10 @@
 /**
- * The per-session memory of the sessions collector (sessions.ts): one slot per listed session in
- * typed arrays, reused when a session is forgotten.
- */
-/**
- * What is remembered of the listed sessions, one slot per session in typed arrays (a struct of
- * arrays): ~60 bytes a session instead of an object with boxed numbers (~140), and the slots a
- * poll walks lie next to each other. The `next*` columns belong to the walk in progress and mean
- * something only when `seen` equals that walk's generation.
+ * The per-session memory of the sessions collector (sessions.ts): what is remembered of the listed
+ * sessions, one slot per session in typed arrays (a struct of arrays), reused when a session is
+ * forgotten: ~55 bytes a session instead of an object with boxed numbers (~140), and the slots a
+ * poll walks lie next to each other. The session's id is in SessionIds (session-ids.ts), its group
+ * a slot of the GroupTable (sessions-groups.ts). The `next*` columns belong to the walk in
+ * progress and mean something only when `seen` equals that walk's generation.
  */
 export class SessionTable {
   /** Committed: bytes at the last committed poll (the base of the next growth). */
@@ -58,19 +56,22 @@ export class SessionTable {
   private grow(): number {
     if (this.used === this.seen.length) {
       const size = Math.max(1024, this.seen.length * 2);
-      const widen = <T extends Float64Array | Int32Array | Uint8Array>(old: T, made: T): T => {
-        made.set(old);
-        return made;
-      };
-      this.bytes = widen(this.bytes, new Float64Array(size));
-      this.nextBytes = widen(this.nextBytes, new Float64Array(size));
-      this.openedAtMs = widen(this.openedAtMs, new Float64Array(size));
-      this.nextClosedAtMs = widen(this.nextClosedAtMs, new Float64Array(size));
-      this.seen = widen(this.seen, new Int32Array(size));
-      this.closed = widen(this.closed, new Uint8Array(size));
-      this.group = widen(this.group, new Int32Array(size));
-      this.nextGroup = widen(this.nextGroup, new Int32Array(size));
+      this.bytes = widened(this.bytes, size);
+      this.nextBytes = widened(this.nextBytes, size);
+      this.openedAtMs = widened(this.openedAtMs, size);
+      this.nextClosedAtMs = widened(this.nextClosedAtMs, size);
+      this.seen = widened(this.seen, size);
+      this.closed = widened(this.closed, size);
+      this.group = widened(this.group, size);
+      this.nextGroup = widened(this.nextGroup, size);
     }
     return this.used++;
   }
+}
+
+/** A copy of a typed-array column, `size` long (the tables grow their columns with it). */
+export function widened<T extends Float64Array | Int32Array | Uint8Array>(old: T, size: number): T {
+  const made = new (old.constructor as new (length: number) => T)(size);
+  made.set(old);
+  return made;
 }

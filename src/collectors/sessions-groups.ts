@@ -4,6 +4,7 @@
  */
 import { SESSION_DURATION_BUCKETS } from '../metrics/catalogue.js';
 import type { LabelBlock } from '../metrics/series.js';
+import { widened } from './session-table.js';
 
 /**
  * The session groups, one slot per combination of grouping label values, in typed arrays (a
@@ -58,15 +59,11 @@ export class GroupTable {
   private grow(): number {
     if (this.used === this.open.length) {
       const size = Math.max(256, Math.ceil(this.open.length * 1.5));
-      const widen = <T extends Float64Array | Int32Array>(old: T, made: T): T => {
-        made.set(old);
-        return made;
-      };
-      this.open = widen(this.open, new Int32Array(size));
-      this.opened = widen(this.opened, new Float64Array(size));
-      this.closed = widen(this.closed, new Float64Array(size));
-      this.sentBytes = widen(this.sentBytes, new Float64Array(size));
-      this.seenAtMs = widen(this.seenAtMs, new Float64Array(size));
+      this.open = widened(this.open, size);
+      this.opened = widened(this.opened, size);
+      this.closed = widened(this.closed, size);
+      this.sentBytes = widened(this.sentBytes, size);
+      this.seenAtMs = widened(this.seenAtMs, size);
     }
     return this.used++;
   }
