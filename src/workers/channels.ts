@@ -88,10 +88,10 @@ export function exitReason(failure: unknown, code: number, limits: ResourceLimit
 
 /**
  * A channel factory loaded on first use (a dynamic import), so that its modules are loaded only
- * when it is used: the in-process runtime brings the collectors and the HTTP client (undici, about
- * 7 MB of RSS), which the serving thread of a running exporter never needs. Messages posted before
+ * when it is used: the in-process runtime brings the collectors and the HTTP client (undici), which
+ * the serving thread of a running exporter never needs (about 5 MB of RSS). Messages posted before
  * it is loaded are delivered, in order, once it is; a failure to load is reported as the channel's
- * exit.
+ * exit (and the same failure again at each restart).
  */
 export function deferredChannels(load: () => Promise<ChannelFactory>): ChannelFactory {
   let factory: Promise<ChannelFactory> | undefined;

@@ -1,7 +1,7 @@
 /**
  * The serving thread loads only what serving needs. The compiled modules (dist/, built before the
  * tests) are walked along their static imports, the ones a module loads with itself; dynamic
- * import() loads only when it runs. The HTTP client (undici, about 7 MB of RSS in every process)
+ * import() loads only when it runs. The HTTP client (undici; with the clients about 5 MB of RSS)
  * and the poll runtime belong to the worker threads.
  * deferredChannels() is what keeps the in-process runtime (tests) out of it.
  */
