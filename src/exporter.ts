@@ -10,7 +10,7 @@
  * shard, and the owned targets are handed to the pool's apply(), the one seam where they enter.
  * Collectors passed in as functions (tests) cannot cross threads: then the worker runtime runs on
  * this thread over a MessageChannel, with the same protocol (loaded only then: the serving thread
- * of a running exporter never loads the collectors or the HTTP client).
+ * of a running exporter never loads the poll runtime or the HTTP client).
  */
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';

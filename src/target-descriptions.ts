@@ -2,7 +2,7 @@
  * The targets as the main thread knows them: plain descriptions of the configured (or discovered)
  * servers and Catena services, and a fingerprint to tell whether one changed. What a worker makes
  * of a description (clients, collectors) is in src/targets.ts, which the main thread never loads:
- * the HTTP client and the collectors cost the serving thread memory it does not need.
+ * the HTTP clients cost the serving thread memory it does not need.
  */
 import type { ExporterConfig } from './config/types.js';
 import type { TargetDescription } from './workers/protocol.js';
