@@ -88,7 +88,7 @@ export function exitReason(failure: unknown, code: number, limits: ResourceLimit
 
 /**
  * A channel factory loaded on first use (a dynamic import), so that its modules are loaded only
- * when it is used: the in-process runtime brings the poll runtime and the HTTP client (undici), which
+ * when it is used: the in-process channels bring the poll runtime and the HTTP client (undici), which
  * the serving thread of a running exporter never needs (about 5 MB of RSS). Messages posted before
  * it is loaded are delivered, in order, once it is; a failure to load is reported as the channel's
  * exit (and the same failure again at each restart).
