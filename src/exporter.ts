@@ -144,9 +144,8 @@ export function createExporter(deps: ExporterDeps): Exporter {
     configReloaded(ok) {
       self.configReloaded(ok, Date.now() / 1000);
     },
-    async refreshDiscovery() {
-      await fleet.refreshNow();
-      await pool.settled();
+    refreshDiscovery() {
+      return fleet.refreshNow();
     },
     pollOnce(target) {
       return pool.pollOnce(target);

@@ -291,7 +291,7 @@ export class SessionsCollector implements Collector {
       // A few new groups per poll among thousands: merge them in rather than sort everything again.
       if (this.sortedGroups) this.sortedGroups = mergeSorted(this.sortedGroups, [...this.freshGroups.values()].sort(byKeyOf(g.key)), g.key);
     }
-    for (const group of this.groups.values()) g.open[group] = 0;
+    g.open.fill(0);
 
     const t = this.table;
     // The tracked sessions are the slots with an id (new ones get theirs below).

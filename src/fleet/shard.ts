@@ -13,8 +13,6 @@
 import { hostname } from 'node:os';
 import { fmix64, fnv1a64 } from '../hash.js';
 
-export { fmix64, fnv1a64 };
-
 export interface ShardSpec {
   /** This replica's shard, 0 <= shard < totalShards. */
   readonly shard: number;

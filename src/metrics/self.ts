@@ -178,12 +178,11 @@ export class SelfMetrics {
    * a Catena service's are those labelled `catena=<name>`, or `server=<name>` with its collector
    * `operations` or endpoint `/operations`; a server's are the other `server=<name>` series.
    */
-  removeTarget(kind: 'server' | 'catena', target: string): Promise<void> {
+  removeTarget(kind: 'server' | 'catena', target: string): void {
     const seen = this.endpointsSeen.get(target);
     if (seen) for (const endpoint of [...seen]) if ((endpoint === CATENA_ENDPOINT) === (kind === 'catena')) seen.delete(endpoint);
     for (const family of this.families.values()) family.removeWhere((labels) => ownedBy(kind, target, labels));
     this.version++;
-    return Promise.resolve();
   }
 
   /**

@@ -73,8 +73,6 @@ export class WorkerPool {
   private nextPoll = 1;
   private started = false;
   private stopping = false;
-  /** Removals of the last application (self-metrics), awaited by pollOnce(). */
-  private applying: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: PoolDeps) {
     this.slots = Array.from({ length: Math.max(1, deps.size) }, (_, i) => new Slot(i));
@@ -88,13 +86,12 @@ export class WorkerPool {
     if (this.stopping) return;
     const { cache, self } = this.deps;
     const wanted = new Map(targets.map((t) => [targetKey(t.kind, t.config.name), t]));
-    const removals: Promise<void>[] = [];
     for (const [key, a] of this.assigned) {
       const next = wanted.get(key);
       if (next && fingerprint(next) === a.fingerprint) continue;
       this.assigned.delete(key);
       cache.withdraw(key);
-      removals.push(self.removeTarget(a.description.kind, a.description.config.name));
+      self.removeTarget(a.description.kind, a.description.config.name);
     }
     for (const [key, description] of wanted) {
       if (this.assigned.has(key)) continue;
@@ -103,13 +100,7 @@ export class WorkerPool {
       const status: TargetStatus = { kind, name: config.name, intervalMs: config.pollIntervalMs };
       this.assigned.set(key, { key, id: this.nextId++, fingerprint: fingerprint(description), description, slot, status });
     }
-    this.applying = Promise.all(removals);
     for (const slot of this.slots) this.sendTargets(slot);
-  }
-
-  /** Resolves when the self-metrics of targets removed by the last apply() are withdrawn. */
-  async settled(): Promise<void> {
-    await this.applying;
   }
 
   start(): void {
@@ -121,7 +112,6 @@ export class WorkerPool {
   /** Runs one poll of every target (or of those with this name) now and awaits it. */
   async pollOnce(name?: string): Promise<void> {
     if (this.stopping) return;
-    await this.applying;
     // Without a name every running worker is asked, also one left without targets: its answer
     // comes after it applied the last set (removed targets stopped and closed).
     const owners = new Set<Slot>(name === undefined ? this.slots.filter((s) => s.channel || s.back) : []);

@@ -1,6 +1,7 @@
 /** The ownership hash: stable across releases and replicas, evenly spread, minimal moves. */
 import { describe, expect, test } from 'vitest';
-import { checkShardSpec, fnv1a64, jumpHash, ordinalFromHostname, ownsCatena, shardFromFlags, shardOf } from '../../src/fleet/shard.js';
+import { fnv1a64 } from '../../src/hash.js';
+import { checkShardSpec, jumpHash, ordinalFromHostname, ownsCatena, shardFromFlags, shardOf } from '../../src/fleet/shard.js';
 
 const names = Array.from({ length: 3000 }, (_, i) => `edge-${i}.example.net`);
 
