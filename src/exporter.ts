@@ -75,7 +75,9 @@ export function createExporter(deps: ExporterDeps): Exporter {
   let config = deps.config;
   const self = new SelfMetrics({ version, defaultMetrics: deps.defaultMetrics, demo: deps.demo ?? false });
   self.configReloaded(true, Date.now() / 1000);
-  const cache = new ExpositionCache();
+  // Replaced expositions go back to a worker once unused (the pool is made below).
+  let freeBuffers: (buffers: ArrayBuffer[]) => void = () => undefined;
+  const cache = new ExpositionCache({ free: (buffers) => freeBuffers(buffers) });
   const userAgent = `flussonic-exporter/${version}`;
   const inProcess = deps.collectors !== undefined || deps.catenaCollector !== undefined;
   const channels: ChannelFactory = inProcess
@@ -104,6 +106,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     log: logger,
     writeLog: (line) => destination.write(line),
   });
+  freeBuffers = (buffers) => pool.free(buffers);
   // Discovery and sharding decide which targets this replica polls; the pool gets only those.
   const fleet = new Fleet(
     { shard: deps.shard ?? SINGLE_SHARD, log: logger, self, apply: (owned) => pool.apply(targetDescriptions(owned)), userAgent },

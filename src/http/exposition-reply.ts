@@ -13,6 +13,7 @@ import type { FinalPiece } from '../metrics/gzip-stream.js';
  * sent as they are, never a concatenated copy of a possibly large exposition.
  */
 export function sendExposition(reply: FastifyReply, exposition: Exposition, tail: FinalPiece, gzip: boolean): FastifyReply {
+  holdUntilEnd(reply, exposition);
   reply.code(200).header('content-type', CONTENT_TYPE).header('vary', 'Accept-Encoding').header('cache-control', 'no-store');
   if (!gzip) return reply.header('content-length', exposition.bytes + tail.bytes).send(exposition.plain(tail));
   const parts = exposition.gzip(tail);
@@ -20,6 +21,24 @@ export function sendExposition(reply: FastifyReply, exposition: Exposition, tail
   for (const p of parts) length += p.byteLength;
   reply.header('content-encoding', 'gzip').header('content-length', length);
   return writeParts(reply, parts);
+}
+
+/**
+ * The exposition's buffers are held until the response ends. After 'finish' (the last write's
+ * callback came: nothing the socket was given is read any more, also when the client went away
+ * meanwhile) the lease is released. A response closed without it was cut off while a plain answer
+ * was inflated, and the inflate may still be reading a piece on zlib's thread: the lease is
+ * abandoned, leaving those buffers to the garbage collector.
+ */
+function holdUntilEnd(reply: FastifyReply, exposition: Exposition): void {
+  const res = reply.raw;
+  if (res.destroyed) {
+    exposition.lease.abandon();
+    return;
+  }
+  let finished = false;
+  res.once('finish', () => (finished = true));
+  res.once('close', () => (finished ? exposition.lease.release() : exposition.lease.abandon()));
 }
 
 /**

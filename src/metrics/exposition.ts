@@ -2,6 +2,7 @@ import { CATALOGUE, type FamilyDef } from './catalogue.js';
 import type { Readable } from 'node:stream';
 import { FamilyBytes } from './family-bytes.js';
 import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from './gzip-stream.js';
+import { NO_LEASE, Reclaimer, type Lease, type Tracked } from './reclaim.js';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -85,15 +86,25 @@ export function ownBuffer(bytes: Uint8Array): Uint8Array {
  * together under one HELP/TYPE; the list is made at most once per change, when a scrape asks.
  * Self-metrics are appended per scrape by the HTTP layer (they are small): as text, or as the
  * final block of the same gzip stream (src/metrics/gzip-stream.ts).
+ *
+ * Given `free`, the buffers of a replaced exposition are handed to it once no response can still
+ * be sending them (src/metrics/reclaim.ts); each response then holds its exposition's lease until
+ * it ends.
  */
 export class ExpositionCache {
-  private readonly targets = new Map<string, PreparedTarget>();
+  private readonly targets = new Map<string, { readonly prepared: PreparedTarget; readonly tracked?: Tracked }>();
   private version = 0;
   private built: BuiltExposition | undefined;
   /** HELP/TYPE lines per family, deflated once. */
   private readonly headers = new Map<string, DeflatedPiece>();
+  private readonly reclaim: Reclaimer | undefined;
 
-  constructor(private readonly families: readonly FamilyDef[] = CATALOGUE) {}
+  private readonly families: readonly FamilyDef[];
+
+  constructor(options: { readonly families?: readonly FamilyDef[]; readonly free?: (buffers: ArrayBuffer[]) => void } = {}) {
+    this.families = options.families ?? CATALOGUE;
+    this.reclaim = options.free ? new Reclaimer(options.free) : undefined;
+  }
 
   /** Swaps in the blocks of one target, preparing them on this thread (tests, in-process polls). */
   swap(target: string, chunks: TargetChunks): void {
@@ -102,19 +113,41 @@ export class ExpositionCache {
 
   /** Swaps in the prepared exposition of one target (replacing what it had). */
   swapPrepared(target: string, prepared: PreparedTarget): void {
-    this.targets.set(target, prepared);
+    const before = this.targets.get(target);
     this.changed();
+    const tracked = this.reclaim?.track(this.version, [...prepared.values()].map((p) => p.deflated));
+    this.targets.set(target, tracked ? { prepared, tracked } : { prepared });
+    this.retire(before?.tracked);
   }
 
   /** Withdraws every upstream series of a target (its poll failed, or it left the config). */
   withdraw(target: string): void {
-    if (this.targets.delete(target)) this.changed();
+    const before = this.targets.get(target);
+    if (!before) return;
+    this.targets.delete(target);
+    this.changed();
+    this.retire(before.tracked);
   }
 
-  /** A new version; the old ordering is dropped now, so a replaced exposition is not held until the next scrape. */
+  /**
+   * A new version; the old ordering is dropped now, so a replaced exposition is not held until
+   * the next scrape.
+   */
   private changed(): void {
+    const built = this.built;
     this.version++;
     this.built = undefined;
+    this.retire(built?.tracked);
+  }
+
+  /** Buffers last live in the version before this one. */
+  private retire(tracked: Tracked | undefined): void {
+    if (tracked) this.reclaim?.retire(tracked, this.version - 1);
+  }
+
+  /** A response's hold on what the current version's exposition is made of. */
+  private lease(): Lease {
+    return this.reclaim?.lease(this.version) ?? NO_LEASE;
   }
 
   /** Keeps only the named targets (after a config reload). */
@@ -127,7 +160,7 @@ export class ExpositionCache {
    * order; undefined when the target has no series (not polled yet, or its last poll failed).
    */
   targetBody(key: string): Exposition | undefined {
-    const target = this.targets.get(key);
+    const target = this.targets.get(key)?.prepared;
     if (!target) return undefined;
     const pieces: DeflatedPiece[] = [];
     for (const def of this.families) {
@@ -135,7 +168,7 @@ export class ExpositionCache {
       if (!piece || piece.bytes === 0) continue;
       pieces.push(this.headerOf(def), piece);
     }
-    return servable(bodyOf(pieces));
+    return servable(bodyOf(pieces), this.lease());
   }
 
   /** The exposition now: text and a complete gzip of it (tests). */
@@ -144,10 +177,13 @@ export class ExpositionCache {
     return { text: snap.text, gzip: Buffer.concat(snap.gzip(finalPiece(new Uint8Array(0)))), version: snap.version };
   }
 
-  /** The exposition now, for a scrape. */
+  /**
+   * The exposition now, for a scrape. It holds a lease on its buffers: end it (sendExposition does,
+   * when the response ends) or its buffers are left to the garbage collector after two minutes.
+   */
   snapshot(): ExpositionSnapshot {
     const built = this.build();
-    const body = servable(built);
+    const body = servable(built, this.lease());
     return {
       ...body,
       version: built.version,
@@ -162,8 +198,8 @@ export class ExpositionCache {
     const pieces: DeflatedPiece[] = [];
     for (const def of this.families) {
       let header = false;
-      for (const target of this.targets.values()) {
-        const piece = target.get(def.name);
+      for (const { prepared } of this.targets.values()) {
+        const piece = prepared.get(def.name);
         if (!piece || piece.bytes === 0) continue;
         if (!header) {
           pieces.push(this.headerOf(def));
@@ -172,7 +208,14 @@ export class ExpositionCache {
         pieces.push(piece);
       }
     }
-    this.built = { version: this.version, ...bodyOf(pieces) };
+    const body = bodyOf(pieces);
+    // The parts coalesced here are copies made for this version; the rest are the targets' own.
+    let tracked: Tracked | undefined;
+    if (this.reclaim) {
+      const targets = new Set(pieces.map((p) => p.deflated));
+      tracked = this.reclaim.track(this.version, body.deflated.filter((part) => !targets.has(part)));
+    }
+    this.built = { version: this.version, ...body, ...(tracked ? { tracked } : {}) };
     return this.built;
   }
 
@@ -199,6 +242,7 @@ function bodyOf(pieces: readonly DeflatedPiece[]): ExpositionBody {
 
 interface BuiltExposition extends ExpositionBody {
   readonly version: number;
+  readonly tracked?: Tracked;
 }
 
 /** An exposition ready to send, with a tail (the self-metrics, or a probe's `up`) appended. */
@@ -209,10 +253,13 @@ export interface Exposition {
   gzip(tail: FinalPiece): Uint8Array[];
   /** The exposition followed by `tail` as text, inflated as it is read (`bytes` + tail.bytes long). */
   plain(tail: FinalPiece): Readable;
+  /** The hold on the buffers sent: ended by the response that sends them (src/metrics/reclaim.ts). */
+  readonly lease: Lease;
 }
 
-function servable(body: ExpositionBody): Exposition {
+function servable(body: ExpositionBody, lease: Lease): Exposition {
   return {
+    lease,
     bytes: body.summary.bytes,
     gzip: (tail) => gzipMember(body.deflated, body.summary, tail),
     plain: (tail) => plainStream(gzipMember(body.deflated, body.summary, tail)),
@@ -265,4 +312,4 @@ function escapeHelp(help: string): string {
 }
 
 /** No series: the tail alone. */
-export const EMPTY_EXPOSITION: Exposition = servable(bodyOf([]));
+export const EMPTY_EXPOSITION: Exposition = servable(bodyOf([]), NO_LEASE);

@@ -10,7 +10,8 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerSettings } from './protocol.js';
 
 export interface WorkerChannel {
-  post(message: ToWorker): void;
+  /** Posts a message; the buffers listed move with it (transferred, detached here). */
+  post(message: ToWorker, transfer?: readonly ArrayBuffer[]): void;
   /** Ends the worker; no exit event follows. */
   terminate(): Promise<void>;
 }
@@ -66,7 +67,7 @@ export function threadChannels(entry: URL, settings: WorkerSettings): ChannelFac
       events.exit(exitReason(failure, code, resourceLimits));
     });
     return {
-      post: (m) => worker.postMessage(m),
+      post: (m, transfer) => worker.postMessage(m, transfer),
       async terminate() {
         terminating = true;
         await worker.terminate();
@@ -99,7 +100,7 @@ export function deferredChannels(load: () => Promise<ChannelFactory>): ChannelFa
     const channel = (factory ??= load()).then((make) => make(index, events));
     channel.catch((error: unknown) => events.exit(`could not load the runtime: ${error instanceof Error ? error.message : String(error)}`));
     return {
-      post: (m) => void channel.then((c) => c.post(m), () => undefined),
+      post: (m, transfer) => void channel.then((c) => c.post(m, transfer), () => undefined),
       async terminate() {
         await (await channel.catch(() => undefined))?.terminate();
       },

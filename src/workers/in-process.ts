@@ -25,7 +25,7 @@ export function inProcessChannels(deps: InProcessDeps): ChannelFactory {
     port1.on('message', (m: FromWorker) => events.message(m));
     new WorkerRuntime(port2 as unknown as RuntimePort, runtimeDeps);
     return {
-      post: (m) => port1.postMessage(m),
+      post: (m, transfer) => port1.postMessage(m, transfer),
       async terminate() {
         port1.close();
         port2.close();

@@ -130,6 +130,15 @@ export class WorkerPool {
     return true;
   }
 
+  /**
+   * Hands buffers no response uses any more to a running worker, whose frequent collections free
+   * them (this thread collects rarely). With no worker running they are left to this thread's GC.
+   */
+  free(buffers: ArrayBuffer[]): void {
+    const slot = this.slots.find((s) => s.channel);
+    slot?.channel!.post({ type: 'free', buffers }, buffers);
+  }
+
   setLogLevel(level: ExporterConfig['logLevel']): void {
     for (const slot of this.slots) slot.channel?.post({ type: 'log-level', level });
   }

@@ -41,6 +41,11 @@ export type ToWorker =
   /** Poll now (every target, or those named so) and answer `polled` with this id when done. */
   | { readonly type: 'poll'; readonly id: number; readonly name?: string }
   | { readonly type: 'log-level'; readonly level: ExporterConfig['logLevel'] }
+  /**
+   * Buffers of replaced expositions no response uses any more, transferred to be dropped here: a
+   * worker collects often, so they are freed at its next minor collection (src/metrics/reclaim.ts).
+   */
+  | { readonly type: 'free'; readonly buffers: readonly ArrayBuffer[] }
   /** Stop the loops, abort polls in flight, close the pools; answer `stopped`. */
   | { readonly type: 'stop' };
 

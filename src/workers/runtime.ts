@@ -71,6 +71,8 @@ export class WorkerRuntime {
       case 'log-level':
         this.deps.log.level = message.level;
         return;
+      case 'free':
+        return; // dropped: they go with this thread's next minor collection
       case 'stop':
         this.enqueue(async () => {
           await this.poller.stop();

@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExporter, type Exporter } from '../../src/exporter.js';
-import { ownerOf } from '../../src/workers/pool.js';
+import { ExpositionCache } from '../../src/metrics/exposition.js';
+import { SelfMetrics } from '../../src/metrics/self.js';
+import { targetDescriptions } from '../../src/target-descriptions.js';
+import { threadChannels } from '../../src/workers/channels.js';
+import { ownerOf, WorkerPool } from '../../src/workers/pool.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
@@ -101,6 +105,33 @@ describe('worker threads', () => {
     expect(value(text, 'flussonic_up', { server: 'edge-1' })).toBe(1);
     expect(samples(text, 'flussonic_stream_alive', { server: 'edge-2' })).toHaveLength(6);
     await poll;
+  });
+
+  it('hands the buffers of replaced expositions to a worker thread, which goes on polling', async () => {
+    const log = captureLogger();
+    const cache = new ExpositionCache();
+    const pool = new WorkerPool({
+      size: 1,
+      channels: threadChannels(FAULTY_WORKER, { logLevel: 'warn', userAgent: 'test' }),
+      cache,
+      self: new SelfMetrics({ version: 'test', defaultMetrics: false, demo: false }),
+      log: log.logger,
+      writeLog: () => undefined,
+    });
+    try {
+      pool.apply(targetDescriptions(exporterConfig([serverConfig('edge-1', sim.url)])));
+      await pool.pollOnce();
+      const given = [new ArrayBuffer(1024), new ArrayBuffer(4096)];
+      pool.free(given);
+      // Transferred, not copied: nothing of them is left on this thread.
+      expect(given.map((b) => b.byteLength)).toEqual([0, 0]);
+      sim.advance(15_000);
+      await pool.pollOnce();
+      expect(samples(cache.current.text, 'flussonic_stream_alive', { server: 'edge-1' })).toHaveLength(6);
+      expect(log.entries().filter((e) => (e.level as number) >= 50)).toEqual([]);
+    } finally {
+      await pool.stop(2000);
+    }
   });
 
   it('assigns a target to a worker by a stable hash of its key', () => {
