@@ -1,9 +1,13 @@
 /**
  * The web config of the running process: loaded at start (a bad file stops the start), re-read
- * when the file or a certificate, key or CA file it names changes (mtime poll) and on SIGHUP. A
- * bad new file is logged with its path and problems and the last good config stays in force.
+ * when the file or a certificate, key or CA file it names changes and on SIGHUP. A bad new file is
+ * logged with its path and problems and the last good config stays in force.
+ *
+ * Changes are found by one poll of all the files (their mtime, size and inode), and a reload waits
+ * until a poll finds nothing more changing: a certificate and its key rewritten one after the
+ * other are read together, in one reload, never the new certificate with the old key.
  */
-import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { loadWebConfig, NO_WEB_CONFIG, WebConfigError, type WebConfig } from './web-config.js';
 
@@ -12,11 +16,11 @@ export type WebConfigListener = (next: WebConfig, previous: WebConfig) => void;
 export class WebConfigSource {
   private config: WebConfig;
   private readonly listeners: WebConfigListener[] = [];
-  private watched: readonly string[] = [];
-  private pollMs = 0;
-  private readonly onStat = (curr: Stats, prev: Stats): void => {
-    if (curr.mtimeMs !== prev.mtimeMs || curr.size !== prev.size || curr.ino !== prev.ino) this.reload('file changed');
-  };
+  /** What each watched file looked like at the last poll ('' when it could not be read). */
+  private seen = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  /** A poll found a change; the reload waits for a poll that finds none. */
+  private changing = false;
 
   /** Loads `file` (none: plain HTTP without auth); throws a WebConfigError when it is bad. */
   constructor(
@@ -49,27 +53,55 @@ export class WebConfigSource {
     const previous = this.config;
     this.config = next;
     for (const listener of this.listeners) listener(next, previous);
-    if (this.pollMs > 0) this.watchFiles(next.files);
+    if (this.timer) this.watchFiles(next.files);
     this.log.info({ webConfigFile: this.file, trigger: why, tls: next.tls !== undefined, users: next.users.size }, 'web config reloaded');
     return true;
   }
 
-  /** Polls the mtime of the file and of the files it names, every `intervalMs`. */
+  /**
+   * Polls the file and the files it names every `intervalMs`; after a change, reloads once a
+   * poll finds them all as they were at the one before.
+   */
   watch(intervalMs = 1000): void {
-    if (this.file === undefined) return;
-    this.pollMs = intervalMs;
+    if (this.file === undefined || this.timer) return;
     this.watchFiles(this.config.files); // the web config file itself is always the first
+    this.timer = setInterval(() => this.poll(), intervalMs);
+    this.timer.unref();
   }
 
   close(): void {
-    for (const f of this.watched) unwatchFile(f, this.onStat);
-    this.watched = [];
-    this.pollMs = 0;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.seen = new Map();
+    this.changing = false;
   }
 
+  private poll(): void {
+    let changed = false;
+    for (const [file, before] of this.seen) {
+      const now = stamp(file);
+      if (now === before) continue;
+      this.seen.set(file, now);
+      changed = true;
+    }
+    if (changed) this.changing = true;
+    else if (this.changing) {
+      this.changing = false;
+      this.reload('file changed');
+    }
+  }
+
+  /** Watches `files` from what they are now (a file already watched keeps its last stamp). */
   private watchFiles(files: readonly string[]): void {
-    for (const f of this.watched) if (!files.includes(f)) unwatchFile(f, this.onStat);
-    for (const f of files) if (!this.watched.includes(f)) watchFile(f, { interval: this.pollMs, persistent: false }, this.onStat);
-    this.watched = [...files];
+    this.seen = new Map(files.map((f) => [f, this.seen.get(f) ?? stamp(f)]));
+  }
+}
+
+function stamp(file: string): string {
+  try {
+    const s = statSync(file);
+    return `${s.mtimeMs} ${s.size} ${s.ino}`;
+  } catch {
+    return '';
   }
 }
