@@ -1,6 +1,7 @@
 /**
  * Stable hashes of names, the same in every process, version and platform: where a target is
- * sharded (src/fleet/shard.ts) and where in its interval it is polled (src/poll-schedule.ts).
+ * sharded (src/fleet/shard.ts), which worker thread polls it (src/workers/pool.ts), and where in
+ * its interval it is polled (src/poll-schedule.ts).
  */
 
 const FNV_OFFSET = 0xcbf29ce484222325n;

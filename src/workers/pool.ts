@@ -1,7 +1,7 @@
 /**
  * The main thread's side of the worker threads. apply(targets) is the seam where the set of
  * targets arrives (from the config today; from discovery and sharding later): each target is owned
- * by one worker, chosen by a stable hash of its key (`kind/name`) modulo the number of workers, so
+ * by one worker, chosen by a stable hash of its key (`kind/name`) spread over the workers, so
  * a target stays on its worker across reloads (a Catena service keeps its ledger) and the split
  * needs no coordination. The pool keeps what must outlive a worker: the exposition cache (per
  * target), the self-metrics' running totals, and each target's status.
@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { ExporterConfig } from '../config/types.js';
 import type { ExpositionCache } from '../metrics/exposition.js';
 import type { SelfMetrics } from '../metrics/self.js';
+import { unitOf } from '../hash.js';
 import { targetKey, type TargetStatus } from '../poller.js';
 import { fingerprint } from '../target-descriptions.js';
 import type { ChannelFactory, WorkerChannel } from './channels.js';
@@ -59,11 +60,9 @@ class Slot {
   constructor(readonly index: number) {}
 }
 
-/** FNV-1a: a stable hash of a target's key, the same in every process and version. */
+/** The worker of a target: a stable hash of its key (src/hash.ts), the same in every process and version. */
 export function ownerOf(key: string, size: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % size;
+  return Math.floor(unitOf(key) * size);
 }
 
 export class WorkerPool {
