@@ -10,16 +10,17 @@
  *
  * Provably unused: the exposition has versions (one per change). A response leases the version it
  * was built from; a buffer is live from the version it came in to the last one before it was
- * replaced, and is freed only when no open lease falls in that range. A response that ends cleanly
- * releases its lease; one that ends otherwise (the client went away, a stream failed) abandons it,
- * and so does one still open after `maxLeaseMs` (a client reading very slowly): the buffers its
- * version saw are then never freed here but left to the garbage collector, which knows whether a
- * socket write or an inflate still holds them. Freeing is an optimisation; leaving is always safe.
+ * replaced, and is freed only when no open lease falls in that range. A response whose writes have
+ * all called back releases its lease; one that ended otherwise (a plain answer cut off while it
+ * was inflated) abandons it, and so does one still open after `maxLeaseMs` (a client reading very
+ * slowly): the buffers its version saw are then never freed here but left to the garbage
+ * collector, which knows whether an inflate still holds them. Freeing is an optimisation; leaving
+ * is always safe.
  */
 
 /** A hold on the buffers of one exposition version, for one response. */
 export interface Lease {
-  /** The response ended after everything was written: nothing holds the buffers any more. */
+  /** The response's writes have all called back: nothing holds the buffers any more. */
   release(): void;
   /** The response ended otherwise: its buffers are left to the garbage collector. */
   abandon(): void;
