@@ -113,10 +113,9 @@ export class Reclaimer {
     if (this.retired.length > 0) {
       const kept: Retired[] = [];
       for (const r of this.retired) {
-        if (this.pinned.some((v) => v >= r.first && v <= r.last)) continue; // left to the GC
-        let held = false;
-        for (const open of this.leases) if (open.version >= r.first && open.version <= r.last) held = true;
-        if (held) kept.push(r);
+        const liveIn = (version: number) => version >= r.first && version <= r.last;
+        if (this.pinned.some(liveIn)) continue; // left to the GC
+        if ([...this.leases].some((open) => liveIn(open.version))) kept.push(r);
         else this.free([...r.buffers]);
       }
       this.retired = kept;
