@@ -3,14 +3,33 @@
  * disturbed by the simulator's work: `concurrency` loops, each GET /metrics after the previous
  * answer (like Prometheus servers scraping on their own schedule, minus the pauses), until
  * `maxRequests` answers or `maxMs` elapsed. Latency is request start to last body byte.
+ *
+ * The client is node:http on a keep-alive agent, its body read as 'data' events and dropped. The
+ * instrument matters at these sizes: against a static Node server sending a 1.9 MB buffer, 20
+ * paced scrapers (once a second each, 45 s, this 2-core machine, idle) read p99 8.6-9.9 ms with
+ * undici (its parser runs in WebAssembly, and every chunk is copied through its memory), 6.0 ms
+ * with node:http and 4.3 ms with a bare socket counting bytes. undici measured mostly itself.
  */
-import { Pool } from 'undici';
+import { Agent, get } from 'node:http';
 import { percentile, reply, type ScrapeRequest, type ScrapeResult } from './common.js';
+
+/** One GET to its last body byte: the status, and the body bytes (read and dropped). */
+function fetchOnce(url: URL, agent: Agent, headers: Record<string, string>): Promise<{ status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = get({ host: url.hostname, port: url.port, path: url.pathname, agent, headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
 
 async function scrape(request: ScrapeRequest): Promise<ScrapeResult> {
   const url = new URL(request.url);
-  const pool = new Pool(url.origin, { connections: request.concurrency, pipelining: 1 });
-  const headers = request.gzip ? { 'accept-encoding': 'gzip' } : {};
+  const agent = new Agent({ keepAlive: true, maxSockets: request.concurrency });
+  const headers: Record<string, string> = request.gzip ? { 'accept-encoding': 'gzip' } : {};
   const latencies: number[] = [];
   let errors = 0;
   let bytes = 0;
@@ -29,9 +48,9 @@ async function scrape(request: ScrapeRequest): Promise<ScrapeResult> {
       issued++;
       const t0 = performance.now();
       try {
-        const { statusCode, body } = await pool.request({ path: url.pathname, method: 'GET', headers });
-        for await (const chunk of body as AsyncIterable<Buffer>) bytes += chunk.length;
-        if (statusCode !== 200) errors++;
+        const answer = await fetchOnce(url, agent, headers);
+        bytes += answer.bytes;
+        if (answer.status !== 200) errors++;
         else latencies.push(performance.now() - t0);
       } catch {
         errors++;
@@ -40,7 +59,7 @@ async function scrape(request: ScrapeRequest): Promise<ScrapeResult> {
   };
   await Promise.all(Array.from({ length: request.concurrency }, loop));
   const seconds = (performance.now() - started) / 1000;
-  await pool.destroy();
+  agent.destroy();
   return {
     count: latencies.length,
     errors,

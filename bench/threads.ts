@@ -65,12 +65,12 @@ export interface DeadlineFigures {
   readonly paced: ScrapeResult;
 }
 
-/** The loops on a short interval for `seconds`, scraped by `scrapers` meanwhile. */
+/** The loops on a short interval, scraped by `scrapers` back to back for `seconds`, then paced for `pacedSeconds`. */
 export async function measureDeadlines(
   sim: RunningSimulator,
   startExporter: () => Promise<ChildLike>,
   scraper: ChildLike,
-  options: { readonly intervalMs: number; readonly seconds: number; readonly scrapers: number },
+  options: { readonly intervalMs: number; readonly seconds: number; readonly pacedSeconds: number; readonly scrapers: number },
 ): Promise<DeadlineFigures> {
   const exporter = await startExporter();
   try {
@@ -82,10 +82,10 @@ export async function measureDeadlines(
       const before = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const url = `http://127.0.0.1:${port}/metrics`;
       const scrapes = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.seconds * 1000, gzip: true });
-      const paced = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: (options.seconds * 1000) / 3, gzip: true, everyMs: 1000 });
+      const paced = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.pacedSeconds * 1000, gzip: true, everyMs: 1000 });
       const after = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const loops = { polls: after.polls - before.polls, failed: after.failed - before.failed, deadline: after.deadline - before.deadline };
-      return { intervalMs: options.intervalMs, seconds: options.seconds + options.seconds / 3, loops, scrapes, paced };
+      return { intervalMs: options.intervalMs, seconds: options.seconds + options.pacedSeconds, loops, scrapes, paced };
     } finally {
       clearInterval(ticker);
     }
