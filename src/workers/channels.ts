@@ -39,14 +39,17 @@ export function defaultWorkerEntry(): URL {
  * (a quarter of the machine's memory, up to 4 GB) an isolate lets its heap grow to about four times
  * what it keeps before collecting, and a poll leaves its parsed pages and sample tables behind.
  * Under 1 GiB the factor is nearer 1.5 (a 10,000-stream / 100,000-session poll loop peaked at
- * 217 MB RSS instead of 267 MB), and a 16 MiB young generation (a third of the default) took off
- * another 10-15 MB; the CPU of fleet rounds stayed within run-to-run noise (2%). A worker keeps
+ * 217 MB RSS instead of 267 MB). The young generation is the headroom a poll's parsed pages pass
+ * through, and it stays committed at its full size while polls come: 16 MiB (a third of the
+ * default) took off 10-15 MB, 8 MiB another 5-10 MB of the steady 10,000-stream run (157-158 ->
+ * 147-153 MB) and 20-33 MB of a 40-server fleet, for 2 more ms of scavenges in a 100,000-session
+ * poll (whole-poll CPU within this machine's noise; fleet CPU per server poll unchanged). A worker keeps
  * about 2.5 MB per 1,000-stream server, so 1 GiB is far above what it needs; one that reaches it
  * dies, is restarted, and the crash names the flag. An explicit
  * `--max-old-space-size` (NODE_OPTIONS or the node command line) applies to every thread instead.
  */
 export const WORKER_OLD_GENERATION_MB = 1024;
-export const WORKER_YOUNG_GENERATION_MB = 16;
+export const WORKER_YOUNG_GENERATION_MB = 8;
 
 export function workerResourceLimits(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): ResourceLimits {
   const explicit = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(a));
