@@ -9,6 +9,8 @@
  *    exporter CPU per server poll -> servers one core polls every 15 s, and RSS per additional
  *    server.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import { median, type BaselineWalk, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
@@ -63,6 +65,11 @@ export interface DeadlineFigures {
   readonly scrapes: ScrapeResult;
   /** 20 scrapers each once a second (a scrape interval), over the same kind of loops. */
   readonly paced: ScrapeResult;
+  /**
+   * The same paced scrapers against a static Node server sending a body of the same size, nothing
+   * polling: the floor of this client on this machine, to read `paced` against.
+   */
+  readonly floor: ScrapeResult;
 }
 
 /** The loops on a short interval, scraped by `scrapers` back to back for `seconds`, then paced for `pacedSeconds`. */
@@ -72,6 +79,7 @@ export async function measureDeadlines(
   scraper: ChildLike,
   options: { readonly intervalMs: number; readonly seconds: number; readonly pacedSeconds: number; readonly scrapers: number },
 ): Promise<DeadlineFigures> {
+  let figures: Omit<DeadlineFigures, 'floor'>;
   const exporter = await startExporter();
   try {
     const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url, intervalMs: options.intervalMs });
@@ -85,12 +93,32 @@ export async function measureDeadlines(
       const paced = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.pacedSeconds * 1000, gzip: true, everyMs: 1000 });
       const after = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const loops = { polls: after.polls - before.polls, failed: after.failed - before.failed, deadline: after.deadline - before.deadline };
-      return { intervalMs: options.intervalMs, seconds: options.seconds + options.pacedSeconds, loops, scrapes, paced };
+      figures = { intervalMs: options.intervalMs, seconds: options.seconds + options.pacedSeconds, loops, scrapes, paced };
     } finally {
       clearInterval(ticker);
     }
   } finally {
     await exporter.stop();
+  }
+  const floor = await staticFloor(scraper, figures.paced.bytesPerScrape, { seconds: Math.min(30, options.pacedSeconds), scrapers: options.scrapers });
+  return { ...figures, floor };
+}
+
+/** Paced scrapes of a static loopback server answering every GET with `bytes` bytes from memory. */
+async function staticFloor(scraper: ChildLike, bytes: number, options: { readonly seconds: number; readonly scrapers: number }): Promise<ScrapeResult> {
+  const body = Buffer.alloc(Math.max(1, Math.round(bytes)), 0x61);
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/metrics`;
+    return await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.seconds * 1000, gzip: true, everyMs: 1000 });
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
 
@@ -193,6 +221,8 @@ export function printThreads(serve: { readonly wholePoll: WholePollFigures; read
   );
   const p = d.paced;
   console.log(`  then ${p.count} paced scrapes (${Math.round(p.count / p.seconds)} per second, each scraper once a second): p50 ${p.p50Ms.toFixed(1)} / p99 ${p.p99Ms.toFixed(1)} / max ${p.maxMs.toFixed(1)} ms, ${p.errors} errors`);
+  const f = d.floor;
+  console.log(`  the same client against a static Node server sending ${(p.bytesPerScrape / 1e6).toFixed(2)} MB from memory, nothing polling: p50 ${f.p50Ms.toFixed(1)} / p99 ${f.p99Ms.toFixed(1)} / max ${f.maxMs.toFixed(1)} ms over ${f.count} scrapes`);
 }
 
 /** The fleet phase on a simulator of its own, printed. */
