@@ -13,15 +13,25 @@
 import { Agent, get } from 'node:http';
 import { percentile, reply, type ScrapeRequest, type ScrapeResult } from './common.js';
 
+/** A scrape that has not ended after this long fails (the loops stay bounded in time). */
+const SCRAPE_TIMEOUT_MS = 30_000;
+
 /** One GET to its last body byte: the status, and the body bytes (read and dropped). */
 function fetchOnce(url: URL, agent: Agent, headers: Record<string, string>): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = get({ host: url.hostname, port: url.port, path: url.pathname, agent, headers }, (res) => {
       let bytes = 0;
+      let ended = false;
       res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+      res.on('end', () => {
+        ended = true;
+        resolve({ status: res.statusCode ?? 0, bytes });
+      });
       res.on('error', reject);
+      // A body cut off closes without 'end' (and, depending on the Node version, without 'error').
+      res.on('close', () => ended || reject(new Error('answer cut off')));
     });
+    req.setTimeout(SCRAPE_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${SCRAPE_TIMEOUT_MS} ms`)));
     req.on('error', reject);
   });
 }

@@ -43,9 +43,9 @@ export function defaultWorkerEntry(): URL {
  * through, and it stays committed at its full size while polls come: 16 MiB (a third of the
  * default) took off 10-15 MB, 8 MiB another 5-10 MB of the steady 10,000-stream run (157-158 ->
  * 147-153 MB) and 20-33 MB of a 40-server fleet, for 2 more ms of scavenges in a 100,000-session
- * poll (whole-poll CPU within this machine's noise; fleet CPU per server poll unchanged). A worker keeps
- * about 2.5 MB per 1,000-stream server, so 1 GiB is far above what it needs; one that reaches it
- * dies, is restarted, and the crash names the flag. An explicit
+ * poll (whole-poll CPU within this machine's noise; fleet CPU per server poll unchanged). A worker
+ * keeps about 2.5 MB per 1,000-stream server, so 1 GiB is far above what it needs; one that reaches
+ * it dies, is restarted, and the crash names the flag. An explicit
  * `--max-old-space-size` (NODE_OPTIONS or the node command line) applies to every thread instead.
  */
 export const WORKER_OLD_GENERATION_MB = 1024;
