@@ -32,7 +32,7 @@ import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
 import { describeFailure, overBudgetMessage } from './poll-report.js';
 import { firstPollDelayMs, nextPollAtMs, pollDeadlineMs, pollPhaseMs } from './poll-schedule.js';
 import { raceAbort } from './race-abort.js';
-import { SeriesWriter, type SampleArrays, type ShapeProblem } from './metrics/series.js';
+import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
 
 export interface TargetCollectContext {
   readonly signal: AbortSignal;
@@ -107,10 +107,7 @@ export interface PollOutcome {
   /** The fingerprint of the spec the target was made from. */
   readonly fingerprint: string;
   readonly ok: boolean;
-  /**
-   * Every collector's samples, rendered and deflated by whoever takes the outcome (a good poll),
-   * before the sink returns: the next poll writes over their arrays.
-   */
+  /** Every collector's samples, rendered and deflated by whoever takes the outcome (a good poll). */
   readonly samples?: readonly SampleSource[];
   readonly collectors: readonly CollectorRun[];
   readonly status: TargetStatus;
@@ -205,8 +202,6 @@ class TargetRunner {
   /** The poll in flight (or the last one): polls chain on it, so they never overlap. */
   private chain: Promise<void> = Promise.resolve();
   private inFlight: AbortController | undefined;
-  /** Per collector, the sample arrays of its last run that ended, for its next run (SampleArrays). */
-  private readonly sampleArrays = new Map<string, SampleArrays>();
   private stopped = false;
   private readonly log: Logger;
   /** Where in the interval this target is polled after its first poll (pollPhaseMs). */
@@ -276,8 +271,6 @@ class TargetRunner {
     // A poll cut short by stop() or removal reports nothing: the target is going away.
     if (this.stopped) return;
     this.report(results, performance.now() - started);
-    // The sink has rendered the samples: the arrays of runs that ended go to the next poll.
-    for (const r of results) if (r.error === undefined) this.sampleArrays.set(r.collector.name, r.out.sampleArrays());
   }
 
   /**
@@ -285,11 +278,7 @@ class TargetRunner {
    * not honour the signal still cannot hold the poll past the deadline.
    */
   private async runCollector(collector: TargetCollector, signal: AbortSignal): Promise<CollectorResult> {
-    // A collector's arrays of its last run go to this one (taken, so a run cut off at the deadline,
-    // which may still be writing, never shares them).
-    const kept = this.sampleArrays.get(collector.name);
-    this.sampleArrays.delete(collector.name);
-    const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries, kept);
+    const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries);
     const started = performance.now();
     const log = this.log.child({ collector: collector.name });
     try {

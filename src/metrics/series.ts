@@ -50,12 +50,10 @@ const MAX_SUFFIXES = 4096;
  */
 class FamilyState {
   readonly name: Buffer;
-  /** The first `count` entries are this run's; what lies beyond is left from an earlier run. */
   blocks: Uint8Array[] = [];
   /** Per sample: pairs after the cached block's first label (`,status="running"}`), when any. */
   suffixes: (Uint8Array | undefined)[] | undefined;
   values: number[] = [];
-  count = 0;
   /** Histogram lines, written as text when they come (a few per run). */
   text: FamilyBytes | undefined;
   /** Encoded tails by their label values, for this run. */
@@ -72,48 +70,22 @@ class FamilyState {
   }
 
   push(block: Uint8Array, value: number, suffix?: Uint8Array): void {
-    const i = this.count++;
-    // Arrays kept from an earlier run are written over in place (see SampleArrays).
-    if (suffix !== undefined) (this.suffixes ??= new Array<Uint8Array | undefined>(i))[i] = suffix;
-    else if (this.suffixes !== undefined) this.suffixes[i] = undefined;
-    this.blocks[i] = block;
-    this.values[i] = value;
+    if (suffix !== undefined) (this.suffixes ??= new Array<Uint8Array | undefined>(this.values.length))[this.values.length] = suffix;
+    this.blocks.push(block);
+    this.values.push(value);
   }
 
   get empty(): boolean {
-    return this.count === 0 && (this.text === undefined || this.text.length === 0);
-  }
-
-  /** Starts another run with the arrays of this one (their entries are written over). */
-  reuse(): void {
-    this.count = 0;
-    this.text = undefined;
-    this.suffixCache = undefined;
-    this.series = 0;
-    this.shed = false;
+    return this.values.length === 0 && (this.text === undefined || this.text.length === 0);
   }
 
   clear(): void {
     this.blocks = [];
     this.suffixes = undefined;
     this.values = [];
-    this.count = 0;
     this.text = undefined;
     this.suffixCache = undefined;
   }
-}
-
-/**
- * The sample arrays of a finished writer, for the next run of the same collector on the same
- * target (SeriesWriter's `reuse`). A poll of 10,000 streams and 100,000 sessions keeps about
- * 315,000 samples; grown anew every poll, their arrays and the copies made while growing them were
- * garbage in the worker's old generation until V8's memory reducer ran. Kept, the worker's heap
- * after a poll is 40.6-41.4 MB instead of 46.6-48.2 (old space 24 MB instead of 30), its live set
- * about 3 MB larger. Valid only once the writer's samples have been rendered, and never for a
- * writer a collector may still be writing to.
- */
-export interface SampleArrays {
-  readonly families: ReadonlyMap<string, FamilyState>;
 }
 
 /** Where render() writes a family before copying it out (synchronous, so one per thread serves all writers). */
@@ -155,8 +127,6 @@ export class SeriesWriter {
   constructor(
     constLabels: readonly (readonly [string, string])[],
     private readonly maxSeries: number = Number.POSITIVE_INFINITY,
-    /** Arrays of an earlier writer whose samples are rendered (sampleArrays()), written over. */
-    private readonly reuse?: SampleArrays,
   ) {
     this.constLabelNames = constLabels.map(([name]) => name);
     this.constPrefix = constLabels.map(([name, value]) => `${name}="${escapeLabelValue(value)}"`).join(',');
@@ -285,11 +255,6 @@ export class SeriesWriter {
     }
   }
 
-  /** This writer's arrays, for the next run once its samples are rendered (see SampleArrays). */
-  sampleArrays(): SampleArrays {
-    return { families: this.families };
-  }
-
   /** The families with samples in this run (shed ones left out), in the order they came. */
   *familyNames(): IterableIterator<string> {
     for (const [name, f] of this.families) if (!f.shed && !f.empty) yield name;
@@ -299,8 +264,8 @@ export class SeriesWriter {
   renderFamily(name: string, into: FamilyBytes): void {
     const f = this.families.get(name);
     if (f === undefined || f.shed) return;
-    const { blocks, suffixes, values, count } = f;
-    for (let i = 0; i < count; i++) {
+    const { blocks, suffixes, values } = f;
+    for (let i = 0; i < values.length; i++) {
       into.bytes(f.name);
       const suffix = suffixes?.[i];
       if (suffix === undefined) into.bytes(blocks[i]!);
@@ -368,13 +333,7 @@ export class SeriesWriter {
     let f = this.families.get(def.name);
     if (f === undefined) {
       const rank = tierOf(def.name).shedRank;
-      const kept = this.reuse?.families.get(def.name);
-      if (kept !== undefined && kept.def === def) {
-        kept.reuse();
-        f = kept;
-      } else {
-        f = new FamilyState(def, rank);
-      }
+      f = new FamilyState(def, rank);
       // A family first seen after shedding reached its rank is shed from the start.
       if (rank >= 0) {
         f.shed = rank <= this.shedThrough;
