@@ -90,7 +90,7 @@ export async function measureDeadlines(
       const before = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const url = `http://127.0.0.1:${port}/metrics`;
       const scrapes = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.seconds * 1000, gzip: true });
-      const paced = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.pacedSeconds * 1000, gzip: true, everyMs: 1000 });
+      const paced = await pacedScrapes(scraper, url, options.pacedSeconds, options.scrapers);
       const after = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const loops = { polls: after.polls - before.polls, failed: after.failed - before.failed, deadline: after.deadline - before.deadline };
       figures = { intervalMs: options.intervalMs, seconds: options.seconds + options.pacedSeconds, loops, scrapes, paced };
@@ -104,6 +104,11 @@ export async function measureDeadlines(
   return { ...figures, floor };
 }
 
+/** `scrapers` loops asking `url` once a second each (gzip, as Prometheus does), for `seconds`. */
+function pacedScrapes(scraper: ChildLike, url: string, seconds: number, scrapers: number): Promise<ScrapeResult> {
+  return scraper.request<ScrapeResult>({ url, concurrency: scrapers, maxRequests: 10_000_000, maxMs: seconds * 1000, gzip: true, everyMs: 1000 });
+}
+
 /** Paced scrapes of a static loopback server answering every GET with `bytes` bytes from memory. */
 async function staticFloor(scraper: ChildLike, bytes: number, options: { readonly seconds: number; readonly scrapers: number }): Promise<ScrapeResult> {
   const body = Buffer.alloc(Math.max(1, Math.round(bytes)), 0x61);
@@ -114,8 +119,7 @@ async function staticFloor(scraper: ChildLike, bytes: number, options: { readonl
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    const url = `http://127.0.0.1:${port}/metrics`;
-    return await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.seconds * 1000, gzip: true, everyMs: 1000 });
+    return await pacedScrapes(scraper, `http://127.0.0.1:${port}/metrics`, options.seconds, options.scrapers);
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -112,10 +112,11 @@ export class Reclaimer {
     }
     if (this.retired.length > 0) {
       const kept: Retired[] = [];
+      const leased = Array.from(this.leases, (open) => open.version);
       for (const r of this.retired) {
         const liveIn = (version: number) => version >= r.first && version <= r.last;
         if (this.pinned.some(liveIn)) continue; // left to the GC
-        if ([...this.leases].some((open) => liveIn(open.version))) kept.push(r);
+        if (leased.some(liveIn)) kept.push(r);
         else this.free([...r.buffers]);
       }
       this.retired = kept;
