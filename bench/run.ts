@@ -22,7 +22,7 @@
  * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
  * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4; also
  * skipped with --only unless --fleet is given),
- * --profile (the exporter children write V8 CPU profiles to bench/results/profiles/).
+ * --profile (the exporter children write V8 CPU profiles, one per thread, to bench/results/profiles/<phase>/).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -126,13 +126,18 @@ function requestOf(collector: CollectorUnderTest): { path: string; select?: read
   }
 }
 
-/** Node flags of the exporter children: BENCH_EXPORTER_FLAGS (e.g. "--trace-gc"), plus --cpu-prof with --profile. */
+/**
+ * Node flags of the exporter children: BENCH_EXPORTER_FLAGS (e.g. "--trace-gc"), plus --cpu-prof with --profile.
+ * Each child gets a directory of its own: every thread (main and workers) writes a profile, under
+ * Node's default name, which tells the threads apart; one fixed name would have each thread
+ * overwrite the last.
+ */
 function profileArgs(label: string): string[] {
   const extra = (process.env.BENCH_EXPORTER_FLAGS ?? '').split(' ').filter((f) => f !== '');
   if (!PROFILE) return extra;
-  const dir = join(RESULTS, 'profiles');
+  const dir = join(RESULTS, 'profiles', label);
   mkdirSync(dir, { recursive: true });
-  return [...extra, '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${label}.cpuprofile`];
+  return [...extra, '--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
 interface CollectorFigures {
