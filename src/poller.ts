@@ -32,7 +32,7 @@ import { InvalidValuesError, type InvalidValue } from './metrics/ranges.js';
 import { describeFailure, overBudgetMessage } from './poll-report.js';
 import { firstPollDelayMs, nextPollAtMs, pollDeadlineMs, pollPhaseMs } from './poll-schedule.js';
 import { raceAbort } from './race-abort.js';
-import { SeriesWriter, type ShapeProblem } from './metrics/series.js';
+import { SeriesWriter, type SampleSizes, type ShapeProblem } from './metrics/series.js';
 
 export interface TargetCollectContext {
   readonly signal: AbortSignal;
@@ -206,6 +206,8 @@ class TargetRunner {
   private readonly log: Logger;
   /** Where in the interval this target is polled after its first poll (pollPhaseMs). */
   private readonly phaseMs: number;
+  /** Samples per family of each collector's last run here: the next run's writer is made for them. */
+  private readonly sampleSizes = new Map<string, SampleSizes>();
 
   constructor(
     readonly fingerprint: string,
@@ -278,11 +280,12 @@ class TargetRunner {
    * not honour the signal still cannot hold the poll past the deadline.
    */
   private async runCollector(collector: TargetCollector, signal: AbortSignal): Promise<CollectorResult> {
-    const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries);
+    const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries, this.sampleSizes.get(collector.name));
     const started = performance.now();
     const log = this.log.child({ collector: collector.name });
     try {
       const outcome = await raceAbort(collector.collect({ signal, log, out }), signal, () => this.deadlineError(collector.name, signal));
+      this.sampleSizes.set(collector.name, out.sampleSizes());
       return { collector, out, durationSeconds: (performance.now() - started) / 1000, outcome };
     } catch (error) {
       return { collector, out, durationSeconds: (performance.now() - started) / 1000, error };

@@ -262,4 +262,35 @@ describe('SeriesWriter output bytes', () => {
     expect(Buffer.concat(withCache.get(status.name)!).toString('utf8')).toContain('flussonic_stream_status{server="s",stream="b\\"q",status="odd \\"state\\"\\n"} 0\n');
     expect(cache.size).toBe(3); // one block per stream, shared by every family
   });
+
+  it('renders the same text whether its arrays were made for fewer, more or as many samples as come (sizes of the last run)', () => {
+    // Streams with and without a tail of further labels (status, input index), in one family or
+    // several, written past the size its arrays were made for and short of it.
+    const write = (w: SeriesWriter, streams: number) => {
+      for (let i = 0; i < streams; i++) {
+        const s = `s/${i}`;
+        w.add(alive, [s], i % 2 === 0);
+        w.add(clients, [s], i * 1e9 + 0.5);
+        if (i % 3 === 0) w.add(status, [s, 'running'], 1);
+        w.add(inputActive, [s, String(i % 2)], true);
+      }
+      return w;
+    };
+    const text = (w: SeriesWriter) => [...w.render()].map(([family, blocks]) => `${family}\n${Buffer.concat(blocks).toString('utf8')}`).join('');
+    const fresh = write(new SeriesWriter([['server', 'e']]), 50);
+    const sizes = fresh.sampleSizes();
+    expect(Object.fromEntries(sizes)).toEqual({ [alive.name]: 50, [clients.name]: 50, [status.name]: 17, [inputActive.name]: 50 });
+    for (const streams of [0, 1, 7, 50, 51, 300]) {
+      const want = text(write(new SeriesWriter([['server', 'e']]), streams));
+      expect(text(write(new SeriesWriter([['server', 'e']], Number.POSITIVE_INFINITY, sizes), streams))).toBe(want);
+    }
+  });
+
+  it('makes a family shed in the last run no arrays, and reports no size for it', () => {
+    const w = new SeriesWriter([['server', 'e']], 3);
+    for (const s of ['a', 'b', 'c']) w.add(alive, [s], 1);
+    w.add(inputActive, ['a', '0'], true); // over the cap: the optional family is shed
+    expect(w.shed.get(inputActive.name)).toBe(1);
+    expect(Object.fromEntries(w.sampleSizes())).toEqual({ [alive.name]: 3 });
+  });
 });
