@@ -79,7 +79,12 @@ export function addStateSet(
     out.recordProblem(def, labels, value);
     return;
   }
-  for (const state of states) out.add(def, [...labels, state], state === value ? 1 : 0);
+  // One label array for all the states (add() keeps no reference to it).
+  const withState = [...labels, ''];
+  for (const state of states) {
+    withState[labels.length] = state;
+    out.add(def, withState, state === value ? 1 : 0);
+  }
   if (!states.includes(value)) out.recordProblem(def, labels, value);
 }
 
