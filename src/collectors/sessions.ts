@@ -340,11 +340,12 @@ export class SessionsCollector implements Collector {
   private withdrawStale(oldestMs: number): void {
     const g = this.groupTable;
     const withdrawn = new Set<number>();
-    for (const [key, group] of this.groups) {
-      if (g.open[group]! > 0 || !(g.seenAtMs[group]! < oldestMs)) continue;
+    // forEach, not for-of over entries: no [key, group] array per group and poll.
+    this.groups.forEach((group, key) => {
+      if (g.open[group]! > 0 || !(g.seenAtMs[group]! < oldestMs)) return;
       this.groups.delete(key);
       withdrawn.add(group);
-    }
+    });
     if (withdrawn.size === 0) return;
     if (this.sortedGroups) this.sortedGroups = this.sortedGroups.filter((group) => !withdrawn.has(group));
     for (const group of withdrawn) g.release(group);
