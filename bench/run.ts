@@ -68,6 +68,8 @@ const args = new Map(
 const QUICK = args.has('quick');
 const ROUNDS = Number(args.get('rounds') ?? 3);
 const PROFILE = args.has('profile');
+/** Whole polls before the measured ones (see measureWholePoll()): past the fresh process's JIT and heap sizing. */
+const WHOLE_POLL_WARMUP_ROUNDS = 12;
 
 /**
  * Every combination of shape, stream count and session count. A collector is measured where its
@@ -232,7 +234,7 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
     let wholePoll: WholePollFigures;
     try {
       const walks = (['streams', 'sessions', 'server'] as const).map((c) => ({ type: 'walk', url: sim.url, ...requestOf(c), limit: PAGE }));
-      wholePoll = await measureWholePoll(sim, exporter, baseline, walks, QUICK ? 3 : ROUNDS + 2);
+      wholePoll = await measureWholePoll(sim, exporter, baseline, walks, QUICK ? 3 : Math.max(9, ROUNDS + 2), QUICK ? 1 : WHOLE_POLL_WARMUP_ROUNDS);
     } finally {
       await baseline.stop();
     }
