@@ -20,7 +20,7 @@ import { CATALOGUE } from '../src/metrics/catalogue.js';
 import { ExpositionCache, prepareTarget } from '../src/metrics/exposition.js';
 import { finalPiece } from '../src/metrics/gzip-stream.js';
 import { LoopCounter, serveConfig } from './serve.js';
-import { SeriesWriter } from '../src/metrics/series.js';
+import { SeriesWriter, type SampleSizes } from '../src/metrics/series.js';
 import {
   benchServerConfig,
   cpuMs,
@@ -64,7 +64,7 @@ const steadyProfile = process.env.BENCH_STEADY_PROFILE;
 let profiler: Session | undefined;
 let pollsDone = 0;
 
-let single: { config: ServerConfig; client: FlussonicClient; collector: Collector; tally: Tally } | undefined;
+let single: { config: ServerConfig; client: FlussonicClient; collector: Collector; tally: Tally; sizes?: SampleSizes } | undefined;
 let exporter: Exporter | undefined;
 let loops: LoopCounter | undefined;
 let polling: Promise<PollingSummary> | undefined;
@@ -72,7 +72,8 @@ let stopPolling = false;
 
 async function pollCollector(): Promise<CollectorPoll> {
   const { config, client, collector, tally } = single!;
-  const out = new SeriesWriter([['server', config.name]], config.maxSeries);
+  // Made for the last run's samples, as the poller does (src/poller.ts).
+  const out = new SeriesWriter([['server', config.name]], config.maxSeries, single!.sizes);
   tally.requests = 0;
   tally.bytes = 0;
   const cpu0 = cpuMs();
@@ -81,6 +82,7 @@ async function pollCollector(): Promise<CollectorPoll> {
   await collector.collect({ client, config, signal: AbortSignal.timeout(300_000), log, out });
   const wallMs = performance.now() - t0;
   const cpu = cpuMs() - cpu0;
+  single!.sizes = out.sampleSizes();
   // GC entries are delivered asynchronously: let the observer catch up before reading.
   await new Promise((resolve) => setImmediate(resolve));
   const gcMs = gcMsTotal - gc0;
