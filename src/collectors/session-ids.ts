@@ -1,4 +1,4 @@
-import { widened } from './session-table.js';
+import { widened } from '../typed-arrays.js';
 
 /**
  * Which slot of the session table (session-table.ts) holds a listed session id.

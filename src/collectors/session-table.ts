@@ -1,3 +1,5 @@
+import { widened } from '../typed-arrays.js';
+
 /**
  * The per-session memory of the sessions collector (sessions.ts): what is remembered of the listed
  * sessions, one slot per session in typed arrays (a struct of arrays), reused when a session is
@@ -67,11 +69,4 @@ export class SessionTable {
     }
     return this.used++;
   }
-}
-
-/** A copy of a typed-array column, `size` long (the tables grow their columns with it). */
-export function widened<T extends Float64Array | Int32Array | Uint8Array>(old: T, size: number): T {
-  const made = new (old.constructor as new (length: number) => T)(size);
-  made.set(old);
-  return made;
 }

@@ -4,7 +4,7 @@
  */
 import { SESSION_DURATION_BUCKETS } from '../metrics/catalogue.js';
 import type { LabelBlock } from '../metrics/series.js';
-import { widened } from './session-table.js';
+import { widened } from '../typed-arrays.js';
 
 /**
  * The session groups, one slot per combination of grouping label values, in typed arrays (a

@@ -1,6 +1,7 @@
 import { tierOf } from './budget.js';
 import type { FamilyDef } from './catalogue.js';
 import { ValueChecks } from './ranges.js';
+import { widened } from '../typed-arrays.js';
 import { FamilyBytes } from './family-bytes.js';
 import type { LabelBlockCache } from './label-blocks.js';
 
@@ -92,11 +93,7 @@ class FamilyState {
 
   push(block: Uint8Array, value: number, suffix?: Uint8Array): void {
     const i = this.count;
-    if (i === this.values.length) {
-      const grown = new Float64Array(Math.max(i * 2, FIRST_SAMPLES));
-      grown.set(this.values);
-      this.values = grown;
-    }
+    if (i === this.values.length) this.values = widened(this.values, Math.max(i * 2, FIRST_SAMPLES));
     if (suffix !== undefined) (this.suffixes ??= new Array<Uint8Array | undefined>(this.blocks.length))[i] = suffix;
     this.blocks[i] = block;
     this.values[i] = value;
