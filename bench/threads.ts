@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
-import { median, type BaselineWalk, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
+import { median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
 
 export interface ChildLike {
   request<T>(message: unknown): Promise<T>;
@@ -225,10 +225,16 @@ async function watchSchedule(sim: RunningSimulator, startExporter: () => Promise
 }
 
 /** The lines these phases add to a scenario's output. */
-export function printThreads(serve: { readonly wholePoll: WholePollFigures; readonly deadlines: DeadlineFigures | undefined }): void {
+export function printThreads(serve: { readonly wholePoll: WholePollFigures; readonly deadlines: DeadlineFigures | undefined; readonly exposition: ExpositionFigures }): void {
   const w = serve.wholePoll;
   console.log(
     `whole poll, exporter process CPU (all threads) ${w.cpuMs.toFixed(1)} ms vs same-requests baseline ${w.baselineCpuMs.toFixed(1)} ms: x${w.cpuRatio.toFixed(2)} (wall ${Math.round(w.wallMs)} ms; medians of ${w.rounds} rounds after ${w.warmup} not counted)`,
+  );
+  // The part of the ratio that is the output's size, not how it is made: whatever maps and renders
+  // the samples, a gzip response of this text costs at least its deflate.
+  const e = serve.exposition;
+  console.log(
+    `  of which deflating the ${(e.textBytes / 1e6).toFixed(1)} MB exposition alone (level 1, measured apart) ${e.gzipMs.toFixed(1)} ms: x${(e.gzipMs / w.baselineCpuMs).toFixed(2)} of the baseline`,
   );
   const d = serve.deadlines;
   if (!d) return;
