@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import { median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
+import { mb } from './format.js';
 
 export interface ChildLike {
   request<T>(message: unknown): Promise<T>;
@@ -234,7 +235,7 @@ export function printThreads(serve: { readonly wholePoll: WholePollFigures; read
   // the samples, a gzip response of this text costs at least its deflate.
   const e = serve.exposition;
   console.log(
-    `  of which deflating the ${(e.textBytes / 1e6).toFixed(1)} MB exposition alone (level 1, measured apart) ${e.gzipMs.toFixed(1)} ms: x${(e.gzipMs / w.baselineCpuMs).toFixed(2)} of the baseline`,
+    `  of which deflating the ${mb(e.textBytes)} MB exposition alone (level 1, measured apart) ${e.gzipMs.toFixed(1)} ms: x${(e.gzipMs / w.baselineCpuMs).toFixed(2)} of the baseline`,
   );
   const d = serve.deadlines;
   if (!d) return;
