@@ -21,7 +21,7 @@
  * theirs. Prints a table and writes every figure to bench/results/<timestamp>.json.
  * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
  * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4; also
- * skipped with --only unless --fleet is given),
+ * skipped with --only unless --fleet is given; --fleet=20,100 sets its two sizes, 10 and 40 by default),
  * --profile (the exporter children write V8 CPU profiles, one per thread, to bench/results/profiles/<phase>/).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -114,6 +114,8 @@ const PAGE = benchServerConfig('http://127.0.0.1').pageSize;
 const SCRAPERS = 20;
 /** --no-fleet: skip the fleet run (N servers of 1,000 streams / 5,000 sessions). */
 const FLEET = !args.has('no-fleet') && (!args.has('only') || args.has('fleet'));
+/** --fleet=20,100: the two fleet sizes compared (default 10 and 40; 2 and 6 with --quick). */
+const FLEET_SIZES = fleetSizes(args.get('fleet'));
 /** --steady[=seconds]: the production command polling every 15 s under Prometheus-like scrapes (default with a full run). */
 const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : !args.has('only') && !QUICK ? 120 : 0;
 if (!(STEADY_SECONDS >= 0) || !Number.isFinite(STEADY_SECONDS)) throw new Error(`--steady=${args.get('steady')}: give the seconds to run, a positive number`);
@@ -140,6 +142,16 @@ function requestOf(collector: CollectorUnderTest): { path: string; select?: read
  * Node's default name, which tells the threads apart; one fixed name would have each thread
  * overwrite the last.
  */
+function fleetSizes(flag: string | undefined): readonly [number, number] {
+  if (flag === undefined || flag === 'true') return QUICK ? [2, 6] : [10, 40];
+  const sizes = flag.split(',').map(Number);
+  const [small, large] = sizes;
+  if (sizes.length !== 2 || !Number.isInteger(small) || !Number.isInteger(large) || small! < 1 || large! <= small!) {
+    throw new Error(`--fleet=${flag}: give two server counts, the smaller first (--fleet=20,100)`);
+  }
+  return [small!, large!];
+}
+
 function profileArgs(label: string): string[] {
   const extra = (process.env.BENCH_EXPORTER_FLAGS ?? '').split(' ').filter((f) => f !== '');
   if (!PROFILE) return extra;
@@ -401,7 +413,7 @@ async function main(): Promise<void> {
       await sim.close();
     }
   }
-  const fleet = FLEET ? await runFleet(() => Child.start('exporter-child.js', profileArgs('fleet')), QUICK ? [2, 6] : [10, 40], QUICK ? 2 : ROUNDS, !QUICK) : undefined;
+  const fleet = FLEET ? await runFleet(() => Child.start('exporter-child.js', profileArgs('fleet')), FLEET_SIZES, QUICK ? 2 : ROUNDS, !QUICK) : undefined;
   const steadyScenario: Scenario = QUICK ? { id: 'flat-s', shape: 'flat', streams: 100, sessions: 1000 } : { id: 'flat-10k-100k', shape: 'flat', streams: 10_000, sessions: 100_000 };
   if (STEADY_SECONDS > 0) console.log(`\n=== steady: the exporter command at default settings, ${steadyScenario.id} ===`);
   const steady = STEADY_SECONDS > 0 ? await runSteady(steadyScenario, STEADY_SECONDS) : undefined;
