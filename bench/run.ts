@@ -136,12 +136,7 @@ function requestOf(collector: CollectorUnderTest): { path: string; select?: read
   }
 }
 
-/**
- * Node flags of the exporter children: BENCH_EXPORTER_FLAGS (e.g. "--trace-gc"), plus --cpu-prof with --profile.
- * Each child gets a directory of its own: every thread (main and workers) writes a profile, under
- * Node's default name, which tells the threads apart; one fixed name would have each thread
- * overwrite the last.
- */
+/** The two fleet sizes of --fleet=S,L (see FLEET_SIZES). */
 function fleetSizes(flag: string | undefined): readonly [number, number] {
   if (flag === undefined || flag === 'true') return QUICK ? [2, 6] : [10, 40];
   const sizes = flag.split(',').map(Number);
@@ -152,6 +147,12 @@ function fleetSizes(flag: string | undefined): readonly [number, number] {
   return [small!, large!];
 }
 
+/**
+ * Node flags of the exporter children: BENCH_EXPORTER_FLAGS (e.g. "--trace-gc"), plus --cpu-prof with --profile.
+ * Each child gets a directory of its own: every thread (main and workers) writes a profile, under
+ * Node's default name, which tells the threads apart; one fixed name would have each thread
+ * overwrite the last.
+ */
 function profileArgs(label: string): string[] {
   const extra = (process.env.BENCH_EXPORTER_FLAGS ?? '').split(' ').filter((f) => f !== '');
   if (!PROFILE) return extra;
