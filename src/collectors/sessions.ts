@@ -26,6 +26,7 @@
 import { SESSION_DURATION_BUCKETS, familyByName } from '../metrics/catalogue.js';
 import { byKeyOf, DurationHistogram, GroupTable, groupKey, isKeyOf, mergeSorted, valuesOfKey } from './sessions-groups.js';
 import { SessionIds } from './session-ids.js';
+import { FILTER_NONE, fieldOf, filterId, MUTABLE_FIELDS, sessionsSelect } from './sessions-select.js';
 import { SessionTable } from './session-table.js';
 import type { SeriesWriter } from '../metrics/series.js';
 import { streamFilterPasses } from '../config/regex.js';
@@ -38,54 +39,6 @@ const OPENED = familyByName('flussonic_sessions_opened_total');
 const CLOSED = familyByName('flussonic_sessions_closed_total');
 const SENT_BYTES = familyByName('flussonic_sessions_sent_bytes_total');
 const DURATION = familyByName('flussonic_session_duration_seconds');
-
-/** The session field behind each allowed `group_by` label (`stream` is the session's media `name`). */
-export const SESSION_FIELD_OF_LABEL: Readonly<Record<string, string>> = Object.freeze({
-  stream: 'name',
-  proto: 'proto',
-  country: 'country',
-  dvr: 'dvr',
-  secure: 'secure',
-  segments_container: 'segments_container',
-  manifest_type: 'manifest_type',
-});
-
-/**
- * Grouping fields that can change while a session lives: whether it used DVR, and the manifest it
- * plays (live, archive, timeshift). The others (media name, protocol, country of the IP, TLS,
- * segment container) are fixed when the session opens, so they are read once per session.
- */
-const MUTABLE_FIELDS: ReadonlySet<string> = new Set(['dvr', 'manifest_type']);
-
-/** Fields every poll needs whatever the grouping: identity, counters, lifetime, histogram label. */
-const BASE_SELECT = ['id', 'bytes', 'opened_at', 'closed_at', 'proto'] as const;
-
-/**
- * The `select` of the walk: the base fields, the fields behind the grouping labels, and the
- * stream `name` when a stream filter needs it.
- */
-export function sessionsSelect(groupBy: readonly string[], filter: StreamFilter = {}): string[] {
-  const fields: string[] = [...BASE_SELECT];
-  const wanted = groupBy.map(fieldOf);
-  if (isFiltering(filter)) wanted.push('name');
-  for (const field of wanted) if (!fields.includes(field)) fields.push(field);
-  return fields;
-}
-
-function isFiltering(filter: StreamFilter): boolean {
-  return filter.include !== undefined || filter.exclude !== undefined;
-}
-
-function filterId(filter: StreamFilter): string {
-  return `${filter.include?.source ?? ''}\u0000${filter.exclude?.source ?? ''}`;
-}
-
-function fieldOf(label: string): string {
-  const field = SESSION_FIELD_OF_LABEL[label];
-  // Config validation admits only the labels above; anything else is a programming error.
-  if (field === undefined) throw new Error(`sessions group_by label ${label} has no session field`);
-  return field;
-}
 
 export interface SessionsCollectorOptions {
   /** Unix ms "now", for the lifetime of sessions that vanish without `closed_at`. Default Date.now. */
@@ -390,8 +343,6 @@ function numberField(v: unknown, absent: number, out: SeriesWriter): number {
   if (v !== undefined && v !== null) out.recordProblem(SESSIONS, ['field'], v);
   return absent;
 }
-
-const FILTER_NONE = filterId({});
 
 function sameLabels(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);

@@ -4,7 +4,8 @@
  */
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSessionsCollector, sessionsSelect, type SessionsCollector } from '../../src/collectors/sessions.js';
+import { createSessionsCollector, type SessionsCollector } from '../../src/collectors/sessions.js';
+import { sessionsSelect } from '../../src/collectors/sessions-select.js';
 import { groupKey, isKeyOf, valuesOfKey } from '../../src/collectors/sessions-groups.js';
 import { NO_DATA } from '../../src/collectors/types.js';
 import type { ServerConfig } from '../../src/config/types.js';
