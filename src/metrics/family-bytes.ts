@@ -106,6 +106,29 @@ export class FamilyBytes {
     this.chunk[this.pos++] = b;
   }
 
+  /**
+   * One sample line, `<name><block> <value>\n`, with one check for room: the name, the label
+   * block (without its closing `}` when `suffix` closes it instead), the value. The hot loop of a
+   * poll's rendering (about 320,000 lines at 10,000 streams / 100,000 sessions).
+   */
+  sampleLine(name: Uint8Array, block: Uint8Array, suffix: Uint8Array | undefined, v: number): void {
+    const blockBytes = suffix === undefined ? block.length : block.length - 1;
+    this.reserve(name.length + blockBytes + (suffix === undefined ? 0 : suffix.length) + LINE_SLACK);
+    const c = this.chunk;
+    let p = copyInto(c, this.pos, name, name.length);
+    p = copyInto(c, p, block, blockBytes);
+    if (suffix !== undefined) p = copyInto(c, p, suffix, suffix.length);
+    c[p++] = 0x20;
+    if (v >= 0 && v <= 0x7fffffff && (v | 0) === v) p = writeSmallInt(c, p, v);
+    else {
+      this.pos = p;
+      this.value(v);
+      p = this.pos;
+    }
+    c[p++] = 0x0a;
+    this.pos = p;
+  }
+
   /** A sample value as Prometheus parses it: integers digit by digit, the rest via formatValue. */
   value(v: number): void {
     if (Number.isInteger(v) && v > -1e15 && v < 1e15) {
@@ -132,6 +155,39 @@ export class FamilyBytes {
     }
     this.ascii(formatValue(v));
   }
+}
+
+/** Room a sample line needs beyond its name and labels: a space, the longest value (`formatValue`), a newline. */
+const LINE_SLACK = 32;
+
+/** Copies the first `n` bytes of `b` to `c` at `p`; returns the offset after them. */
+function copyInto(c: Uint8Array, p: number, b: Uint8Array, n: number): number {
+  // Short runs by a loop (TypedArray.set's call costs more); a part of an array too (set() would
+  // need a subarray, an object per call).
+  if (n <= 16 || n < b.length) {
+    for (let i = 0; i < n; i++) c[p + i] = b[i]!;
+  } else c.set(b, p);
+  return p + n;
+}
+
+/** The decimal digits of an integer 0..2^31-1 at `p`, by 32-bit arithmetic; returns the offset after them. */
+function writeSmallInt(c: Uint8Array, p: number, v: number): number {
+  if (v < 10) {
+    c[p] = 0x30 + v;
+    return p + 1;
+  }
+  let digits = 1;
+  for (let t = v; t >= 10; t = (t / 10) | 0) digits++;
+  let at = p + digits;
+  const end = at;
+  let n = v;
+  while (n >= 10) {
+    const q = (n / 10) | 0;
+    c[--at] = 0x30 + (n - q * 10);
+    n = q;
+  }
+  c[--at] = 0x30 + n;
+  return end;
 }
 
 export function formatValue(value: number): string {

@@ -237,15 +237,9 @@ export class SeriesWriter {
     const f = this.families.get(name);
     if (f === undefined || f.shed) return;
     const { blocks, suffixes, values, count } = f;
+    const familyName = f.name;
     for (let i = 0; i < count; i++) {
-      into.bytes(f.name);
-      const suffix = suffixes?.[i];
-      if (suffix === undefined) into.bytes(blocks[i]!);
-      else {
-        into.bytes(blocks[i]!, blocks[i]!.length - 1); // without the `}` the suffix closes
-        into.bytes(suffix);
-      }
-      this.finishLine(into, values[i]!);
+      into.sampleLine(familyName, blocks[i]!, suffixes?.[i], values[i]!);
       into.endLine();
     }
     if (f.text !== undefined) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FamilyBytes } from '../../src/metrics/family-bytes.js';
+import { FamilyBytes, formatValue } from '../../src/metrics/family-bytes.js';
 
 describe('FamilyBytes', () => {
   it('spills at the end of a line once the threshold is passed, never inside a line', () => {
@@ -59,5 +59,36 @@ describe('FamilyBytes', () => {
       out.value(v);
       expect(Buffer.from(out.view()).toString('latin1'), String(v)).toBe(String(v));
     }
+  });
+
+  it('writes a sample line as name, block (its `}` left to a suffix), value and newline, for every kind of number', () => {
+    let seed = 0x1b873593;
+    const next = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    const values = [0, -0, 1, 9, 10, 99, 2 ** 31 - 1, 2 ** 31, -1, -(2 ** 31), 1e15 - 1, 1e15, 2 ** 53, 1e21, 0.5, -0.5, 5e-324, NaN, Infinity, -Infinity];
+    for (let i = 0; i < 5000; i++) {
+      const n = Math.floor(next() * 10 ** Math.floor(next() * 13));
+      values.push(n, -n, n / 8);
+    }
+    // Names and blocks on both sides of the 16 bytes up to which a loop copies instead of set().
+    const names = ['up', 'flussonic_stream_bitrate_bytes_per_second'];
+    const blocks = ['', '{a="b"}', '{server="edge-1",stream="sport/ch-0914"}'];
+    const suffixes = [undefined, ',s="x"}', ',status="running",index="12"}'];
+    const out = new FamilyBytes();
+    let expected = '';
+    let k = 0;
+    for (const v of values) {
+      const name = names[k % names.length]!;
+      const block = blocks[k % blocks.length]!;
+      const suffix = block === '' ? undefined : suffixes[(k >> 1) % suffixes.length];
+      k++;
+      out.sampleLine(Buffer.from(name), Buffer.from(block), suffix === undefined ? undefined : Buffer.from(suffix), v);
+      expected += `${name}${suffix === undefined ? block : block.slice(0, -1) + suffix} ${formatValue(v)}\n`;
+    }
+    expect(Buffer.from(out.view()).toString('latin1')).toBe(expected);
   });
 });
