@@ -1,7 +1,9 @@
 /**
  * The baseline of the benchmark, in a process of its own: the same pages the collector reads
- * (same path, `limit`, `select`, following `next`), fetched with plain undici on a keep-alive pool
- * and JSON.parse'd, nothing else. What the exporter spends above this is its own work.
+ * (same path, `limit`, `select`, following `next`), fetched and JSON.parse'd, nothing else. What
+ * the exporter spends above this is its own work. Two ways to fetch (BaselineRequest.client):
+ * plain undici on a keep-alive pool (the exporter's own HTTP client, the stricter baseline) or
+ * Node's global fetch() with res.json() (the issue's words: "fetch + JSON.parse").
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -24,7 +26,7 @@ function poolFor(url: string): Pool {
   return pool;
 }
 
-async function getJson(pool: Pool, path: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {
+async function getPage(pool: Pool, path: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {
   const { statusCode, body } = await pool.request({ path, method: 'GET', headers: { accept: 'application/json' } });
   const chunks: Buffer[] = [];
   let bytes = 0;
@@ -36,8 +38,18 @@ async function getJson(pool: Pool, path: string): Promise<{ doc: Record<string, 
   return { doc: JSON.parse(Buffer.concat(chunks, bytes).toString('utf8')) as Record<string, unknown>, bytes };
 }
 
+/** The same page with Node's global fetch (its own keep-alive dispatcher) and res.json(). */
+async function fetchJson(url: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {
+  const res = await fetch(url, { headers: { accept: 'application/json' } });
+  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
+  const bytes = Number(res.headers.get('content-length'));
+  return { doc: (await res.json()) as Record<string, unknown>, bytes };
+}
+
 async function walk(request: BaselineRequest): Promise<BaselineWalk> {
   const pool = poolFor(request.url);
+  const origin = new URL(request.url).origin;
+  const getJson = request.client === 'fetch' ? (path: string) => fetchJson(origin + path) : (path: string) => getPage(pool, path);
   const base = `${new URL(request.url).pathname.replace(/\/+$/, '')}/streamer/api/v3${request.path}`;
   const cpu0 = cpuMs();
   const gc0 = gcMsTotal;
@@ -46,7 +58,7 @@ async function walk(request: BaselineRequest): Promise<BaselineWalk> {
   let bytes = 0;
   let items = 0;
   if (request.path === '/config/stats') {
-    const page = await getJson(pool, base);
+    const page = await getJson(base);
     requests = 1;
     bytes = page.bytes;
     items = 1;
@@ -57,7 +69,7 @@ async function walk(request: BaselineRequest): Promise<BaselineWalk> {
       const query = new URLSearchParams({ limit: String(request.limit) });
       if (request.select && request.select.length > 0) query.set('select', request.select.join(','));
       if (cursor !== undefined) query.set('cursor', cursor);
-      const page = await getJson(pool, `${base}?${query.toString().replace(/%2C/g, ',')}`);
+      const page = await getJson(`${base}?${query.toString().replace(/%2C/g, ',')}`);
       requests++;
       bytes += page.bytes;
       items += (page.doc[itemsKey] as unknown[]).length;

@@ -134,6 +134,12 @@ export interface BaselineRequest {
   readonly path: string;
   readonly select?: readonly string[];
   readonly limit: number;
+  /**
+   * How the pages are fetched: `undici` (default), undici's Pool.request on keep-alive
+   * connections, as the exporter itself fetches; `fetch`, Node's global fetch() and res.json(), as
+   * a plain client of the API would.
+   */
+  readonly client?: 'undici' | 'fetch';
 }
 
 export interface BaselineWalk {

@@ -250,13 +250,13 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
     const first = await exporter.request<{ wallMs: number }>({ type: 'poll-all' });
     sim.advance(15_000);
     await exporter.request({ type: 'poll-all' });
-    const baseline = await Child.start('baseline-child.js');
+    const baselines = { undici: await Child.start('baseline-child.js'), fetch: await Child.start('baseline-child.js') };
     let wholePoll: WholePollFigures;
     try {
       const walks = (['streams', 'sessions', 'server'] as const).map((c) => ({ type: 'walk', url: sim.url, ...requestOf(c), limit: PAGE }));
-      wholePoll = await measureWholePoll(sim, exporter, baseline, walks, QUICK ? 3 : Math.max(9, ROUNDS + 2), QUICK ? 1 : WHOLE_POLL_WARMUP_ROUNDS);
+      wholePoll = await measureWholePoll(sim, exporter, baselines, walks, QUICK ? 3 : Math.max(9, ROUNDS + 2), QUICK ? 1 : WHOLE_POLL_WARMUP_ROUNDS);
     } finally {
-      await baseline.stop();
+      await Promise.all([baselines.undici.stop(), baselines.fetch.stop()]);
     }
     const exposition = await exporter.request<ExpositionFigures>({ type: 'exposition' });
     const url = `http://127.0.0.1:${port}/metrics`;
@@ -372,7 +372,10 @@ function checks(
       out.push({ target: 'scrape p99 < 50 ms while polling', scenario: scenario.id, value: serve.scrapeWhilePolling.p99Ms, limit: 50, met: serve.scrapeWhilePolling.p99Ms < 50 });
     }
     out.push({ target: 'exporter peak RSS < 300 MB', scenario: scenario.id, value: serve.peakRssMb, limit: 300, met: serve.peakRssMb < 300 });
-    out.push({ target: 'whole-poll CPU ratio <= 1.6', scenario: scenario.id, value: serve.wholePoll.cpuRatio, limit: 1.6, met: serve.wholePoll.cpuRatio <= 1.6 });
+    // The issue's baseline is "fetch + JSON.parse"; the undici one (the exporter's own client) is stricter. Both are shown.
+    const w = serve.wholePoll;
+    out.push({ target: 'whole-poll CPU ratio <= 1.6 (baseline fetch + res.json)', scenario: scenario.id, value: w.fetch.cpuRatio, limit: 1.6, met: w.fetch.cpuRatio <= 1.6 });
+    out.push({ target: 'whole-poll CPU ratio <= 1.6 (baseline undici + JSON.parse)', scenario: scenario.id, value: w.undici.cpuRatio, limit: 1.6, met: w.undici.cpuRatio <= 1.6 });
     if (serve.deadlines) {
       const missed = serve.deadlines.loops.failed;
       out.push({ target: 'polls missing the deadline (6 s, 20 scrapers)', scenario: scenario.id, value: missed, limit: 0, met: missed === 0 });

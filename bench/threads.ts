@@ -21,11 +21,26 @@ export interface ChildLike {
   stop(): Promise<void>;
 }
 
-export interface WholePollFigures {
-  readonly cpuMs: number;
+/** The exporter's CPU per whole poll against one baseline of the same requests. */
+export interface AgainstBaseline {
   readonly baselineCpuMs: number;
   /** exporter CPU (all threads) / baseline CPU, medians. */
   readonly cpuRatio: number;
+  /**
+   * The median of each round's own ratio (the exporter's poll over the baseline's walks next to it
+   * in time), and the lowest and highest of them. The baseline's CPU for the same walks moves more
+   * between runs than the exporter's (148-196 ms over four runs of one build, the exporter 317-355
+   * ms), and a round's two sides meet the same state of the machine.
+   */
+  readonly roundRatio: { readonly median: number; readonly min: number; readonly max: number };
+}
+
+export interface WholePollFigures {
+  readonly cpuMs: number;
+  /** Against undici's Pool.request + JSON.parse: the exporter's own HTTP client, the stricter baseline. */
+  readonly undici: AgainstBaseline;
+  /** Against Node's global fetch() + res.json(): the issue's "fetch + JSON.parse". */
+  readonly fetch: AgainstBaseline;
   readonly wallMs: number;
   /** Rounds measured, after `warmup` rounds not counted. */
   readonly rounds: number;
@@ -33,43 +48,50 @@ export interface WholePollFigures {
 }
 
 /**
- * Rounds of one whole poll (exporter) and the same requests (baseline), alternating who goes
- * first, after `warmup` such rounds that are not counted. The figure is the steady state of a
- * long-running exporter: a fresh process's CPU per poll of 10k streams / 100k sessions falls for
- * about a dozen polls (JIT tiers, heap sizing), e.g. 472, 513, 455, 414, 428, 353, 386, 344, 367,
- * 344, 373, 385 ms, then 319-403 (median 345) over the next 18; the baseline's settles after its
- * first walk (359, then 194-240 ms).
+ * Rounds of one whole poll (exporter) and the same requests (each baseline, in a process of its
+ * own), the exporter first in every other round, after `warmup` such rounds that are not counted.
+ * The figure is the steady state of a long-running exporter: a fresh process's CPU per poll of 10k
+ * streams / 100k sessions falls for about a dozen polls (JIT tiers, heap sizing), e.g. 472, 513,
+ * 455, 414, 428, 353, 386, 344, 367, 344, 373, 385 ms, then 319-403 (median 345) over the next 18;
+ * the baseline's settles after its first walk (359, then 194-240 ms).
  */
 export async function measureWholePoll(
   sim: RunningSimulator,
   exporter: ChildLike,
-  baseline: ChildLike,
+  baselines: { readonly undici: ChildLike; readonly fetch: ChildLike },
   walks: readonly unknown[],
   rounds: number,
   warmup: number,
 ): Promise<WholePollFigures> {
   const cpu: number[] = [];
   const wall: number[] = [];
-  const base: number[] = [];
-  const baselineRound = async (counted: boolean) => {
-    let ms = 0;
-    for (const walk of walks) ms += (await baseline.request<BaselineWalk>(walk)).cpuMs;
-    if (counted) base.push(ms);
+  const base = { undici: [] as number[], fetch: [] as number[] };
+  const baselineRound = async (counted: boolean, order: readonly ('undici' | 'fetch')[]) => {
+    for (const client of order) {
+      let ms = 0;
+      for (const walk of walks) ms += (await baselines[client].request<BaselineWalk>({ ...(walk as object), client })).cpuMs;
+      if (counted) base[client].push(ms);
+    }
   };
   for (let round = 0; round < warmup + rounds; round++) {
     const counted = round >= warmup;
     sim.advance(15_000);
-    if (round % 2 === 1) await baselineRound(counted);
+    const order = round % 4 < 2 ? (['undici', 'fetch'] as const) : (['fetch', 'undici'] as const);
+    if (round % 2 === 1) await baselineRound(counted, order);
     const r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds: 1 });
     if (counted) {
       cpu.push(r.cpuMs[0]!);
       wall.push(r.wallMs[0]!);
     }
-    if (round % 2 === 0) await baselineRound(counted);
+    if (round % 2 === 0) await baselineRound(counted, order);
   }
   const cpuMs = median(cpu);
-  const baselineCpuMs = median(base);
-  return { cpuMs, baselineCpuMs, cpuRatio: cpuMs / baselineCpuMs, wallMs: median(wall), rounds, warmup };
+  const against = (baseline: readonly number[]): AgainstBaseline => {
+    const ratios = cpu.map((ms, i) => ms / baseline[i]!);
+    const baselineCpuMs = median(baseline);
+    return { baselineCpuMs, cpuRatio: cpuMs / baselineCpuMs, roundRatio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) } };
+  };
+  return { cpuMs, undici: against(base.undici), fetch: against(base.fetch), wallMs: median(wall), rounds, warmup };
 }
 
 export interface DeadlineFigures {
@@ -228,14 +250,16 @@ async function watchSchedule(sim: RunningSimulator, startExporter: () => Promise
 /** The lines these phases add to a scenario's output. */
 export function printThreads(serve: { readonly wholePoll: WholePollFigures; readonly deadlines: DeadlineFigures | undefined; readonly exposition: ExpositionFigures }): void {
   const w = serve.wholePoll;
-  console.log(
-    `whole poll, exporter process CPU (all threads) ${w.cpuMs.toFixed(1)} ms vs same-requests baseline ${w.baselineCpuMs.toFixed(1)} ms: x${w.cpuRatio.toFixed(2)} (wall ${Math.round(w.wallMs)} ms; medians of ${w.rounds} rounds after ${w.warmup} not counted)`,
-  );
+  console.log(`whole poll, exporter process CPU (all threads) ${w.cpuMs.toFixed(1)} ms (wall ${Math.round(w.wallMs)} ms; medians of ${w.rounds} rounds after ${w.warmup} not counted), against the same requests made`);
+  for (const [label, b] of [['with undici (Pool.request) + JSON.parse', w.undici], ['with fetch() + res.json()', w.fetch]] as const) {
+    const r = b.roundRatio;
+    console.log(`  ${label}: ${b.baselineCpuMs.toFixed(1)} ms, x${b.cpuRatio.toFixed(2)}; round by round median x${r.median.toFixed(2)} (x${r.min.toFixed(2)}-x${r.max.toFixed(2)})`);
+  }
   // The part of the ratio that is the output's size, not how it is made: whatever maps and renders
   // the samples, a gzip response of this text costs at least its deflate.
   const e = serve.exposition;
   console.log(
-    `  of which deflating the ${mb(e.textBytes)} MB exposition alone (level 1, measured apart) ${e.gzipMs.toFixed(1)} ms: x${(e.gzipMs / w.baselineCpuMs).toFixed(2)} of the baseline`,
+    `  of which deflating the ${mb(e.textBytes)} MB exposition alone (level 1, measured apart) ${e.gzipMs.toFixed(1)} ms: x${(e.gzipMs / w.undici.baselineCpuMs).toFixed(2)} of the undici baseline`,
   );
   const d = serve.deadlines;
   if (!d) return;
