@@ -119,14 +119,15 @@ export class FamilyBytes {
     p = copyInto(c, p, block, blockBytes);
     if (suffix !== undefined) p = copyInto(c, p, suffix, suffix.length);
     c[p++] = 0x20;
-    if (v >= 0 && v <= 0x7fffffff && (v | 0) === v) p = writeSmallInt(c, p, v);
-    else {
+    if (v >= 0 && v <= 0x7fffffff && (v | 0) === v) {
+      p = writeSmallInt(c, p, v);
+      c[p++] = 0x0a;
       this.pos = p;
-      this.value(v);
-      p = this.pos;
+      return;
     }
-    c[p++] = 0x0a;
     this.pos = p;
+    this.value(v); // reserves for itself (within LINE_SLACK, so the buffer stays, but it may not)
+    this.byte(0x0a);
   }
 
   /** A sample value as Prometheus parses it: integers digit by digit, the rest via formatValue. */
