@@ -2,8 +2,9 @@
  * The baseline of the benchmark, in a process of its own: the same pages the collector reads
  * (same path, `limit`, `select`, following `next`), fetched and JSON.parse'd, nothing else. What
  * the exporter spends above this is its own work. Two ways to fetch (BaselineRequest.client):
- * plain undici on a keep-alive pool (the exporter's own HTTP client, the stricter baseline) or
- * Node's global fetch() with res.json() (the issue's words: "fetch + JSON.parse").
+ * plain undici on a keep-alive pool (the exporter's own HTTP client: the stricter baseline, which
+ * issue 9's figures were measured against) or Node's global fetch() with res.json() (what a plain
+ * client of the API spends).
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Pool } from 'undici';

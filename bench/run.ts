@@ -372,9 +372,9 @@ function checks(
       out.push({ target: 'scrape p99 < 50 ms while polling', scenario: scenario.id, value: serve.scrapeWhilePolling.p99Ms, limit: 50, met: serve.scrapeWhilePolling.p99Ms < 50 });
     }
     out.push({ target: 'exporter peak RSS < 300 MB', scenario: scenario.id, value: serve.peakRssMb, limit: 300, met: serve.peakRssMb < 300 });
-    // The issue's baseline is "fetch + JSON.parse"; the undici one (the exporter's own client) is stricter. Both are shown.
+    // Against the undici baseline: issue 9's figures ("2.75x today") were measured against it. The
+    // ratio against fetch() + res.json() is printed with the phase, not listed as a target.
     const w = serve.wholePoll;
-    out.push({ target: 'whole-poll CPU ratio <= 1.6 (baseline fetch + res.json)', scenario: scenario.id, value: w.fetch.cpuRatio, limit: 1.6, met: w.fetch.cpuRatio <= 1.6 });
     out.push({ target: 'whole-poll CPU ratio <= 1.6 (baseline undici + JSON.parse)', scenario: scenario.id, value: w.undici.cpuRatio, limit: 1.6, met: w.undici.cpuRatio <= 1.6 });
     if (serve.deadlines) {
       const missed = serve.deadlines.loops.failed;

@@ -37,9 +37,12 @@ export interface AgainstBaseline {
 
 export interface WholePollFigures {
   readonly cpuMs: number;
-  /** Against undici's Pool.request + JSON.parse: the exporter's own HTTP client, the stricter baseline. */
+  /**
+   * Against undici's Pool.request + JSON.parse: the exporter's own HTTP client, the stricter
+   * baseline, and the one issue 9's figures were measured against (its target).
+   */
   readonly undici: AgainstBaseline;
-  /** Against Node's global fetch() + res.json(): the issue's "fetch + JSON.parse". */
+  /** Against Node's global fetch() + res.json(): what a plain client of the API spends. */
   readonly fetch: AgainstBaseline;
   readonly wallMs: number;
   /** Rounds measured, after `warmup` rounds not counted. */
