@@ -39,14 +39,7 @@ describe('FamilyBytes', () => {
   });
 
   it('writes every kind of number as String() does (integers of every length and sign, fractions, the 10^15 edge)', () => {
-    // A fixed pseudo-random sequence (xorshift), so a failure repeats.
-    let seed = 0x2545f491;
-    const next = () => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) / 2 ** 32;
-    };
+    const next = xorshift(0x2545f491);
     const values = [0, -0, 1, 9, 10, 99, 100, 2 ** 31 - 1, 2 ** 31, -1, -(2 ** 31), -(2 ** 31) - 1, 1e8, 1e8 + 1, 1e15 - 1, -(1e15 - 1), 1e15, 2 ** 53, 1e21, 0.5, 5e-324];
     for (let i = 0; i < 20_000; i++) {
       const digits = Math.floor(next() * 16);
@@ -62,13 +55,7 @@ describe('FamilyBytes', () => {
   });
 
   it('writes a sample line as name, block (its `}` left to a suffix), value and newline, for every kind of number', () => {
-    let seed = 0x1b873593;
-    const next = () => {
-      seed ^= seed << 13;
-      seed ^= seed >>> 17;
-      seed ^= seed << 5;
-      return (seed >>> 0) / 2 ** 32;
-    };
+    const next = xorshift(0x1b873593);
     const values = [0, -0, 1, 9, 10, 99, 2 ** 31 - 1, 2 ** 31, -1, -(2 ** 31), 1e15 - 1, 1e15, 2 ** 53, 1e21, 0.5, -0.5, 5e-324, NaN, Infinity, -Infinity];
     for (let i = 0; i < 5000; i++) {
       const n = Math.floor(next() * 10 ** Math.floor(next() * 13));
@@ -92,3 +79,13 @@ describe('FamilyBytes', () => {
     expect(Buffer.from(out.view()).toString('latin1')).toBe(expected);
   });
 });
+
+/** A fixed pseudo-random sequence in [0, 1) (xorshift), so a failure repeats. */
+function xorshift(seed: number): () => number {
+  return () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+}
