@@ -17,8 +17,7 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMsTotal += entry.duration;
 }).observe({ entryTypes: ['gc'] });
 
-function poolFor(url: string): Pool {
-  const origin = new URL(url).origin;
+function poolFor(origin: string): Pool {
   let pool = pools.get(origin);
   if (!pool) {
     pool = new Pool(origin, { connections: 4, pipelining: 1 });
@@ -48,10 +47,10 @@ async function fetchJson(url: string): Promise<{ doc: Record<string, unknown>; b
 }
 
 async function walk(request: BaselineRequest): Promise<BaselineWalk> {
-  const pool = poolFor(request.url);
-  const origin = new URL(request.url).origin;
-  const getJson = request.client === 'fetch' ? (path: string) => fetchJson(origin + path) : (path: string) => getPage(pool, path);
-  const base = `${new URL(request.url).pathname.replace(/\/+$/, '')}/streamer/api/v3${request.path}`;
+  const url = new URL(request.url);
+  const pool = poolFor(url.origin);
+  const getJson = request.client === 'fetch' ? (path: string) => fetchJson(url.origin + path) : (path: string) => getPage(pool, path);
+  const base = `${url.pathname.replace(/\/+$/, '')}/streamer/api/v3${request.path}`;
   const cpu0 = cpuMs();
   const gc0 = gcMsTotal;
   const t0 = performance.now();
