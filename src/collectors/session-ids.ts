@@ -6,14 +6,16 @@ import { widened } from '../typed-arrays.js';
  * Flussonic's session ids are UUIDs. Kept as strings in a Map, an id cost about 100 bytes (the
  * 36-character string 56, its Map entry about 45), a third of all the sessions collector kept. A
  * UUID in its canonical lowercase text is kept here as its 128 bits instead, four Int32 words per
- * slot, found through an open-addressing table of slot numbers (linear probing, deletion by
- * backward shift, never fuller than half): about 30 bytes a session. Any other id (other text,
+ * slot (in the slot's record of the session table, IdWordStore, so that finding a session and
+ * updating it read the same cache line), found through an open-addressing table of slot numbers
+ * (linear probing, deletion by backward shift, never fuller than half): about 30 bytes a session
+ * with its 16 in the record. Any other id (other text,
  * upper case) is kept as the string, in a Map: every id is exact, so two sessions are never
  * taken for one.
  */
 export class SessionIds {
-  /** The 128 bits of a slot's UUID, four words per slot (valid where `packed` is 1). */
-  private words = new Int32Array(0);
+  /** Where the 128 bits of a slot's UUID are (valid where `packed` is 1). */
+  private readonly store: IdWordStore;
   private packed = new Uint8Array(0);
   /** Slot + 1 of a packed id, 0 for an empty bucket; a power of two long. */
   private buckets = new Int32Array(MIN_BUCKETS);
@@ -23,16 +25,21 @@ export class SessionIds {
   private readonly otherOf = new Map<number, string>();
   private readonly scratch = new Int32Array(4);
 
+  /** `store`: the words kept beside what else the slots hold (SessionTable); by default, of their own. */
+  constructor(store?: IdWordStore) {
+    this.store = store ?? new OwnWords();
+  }
+
   /** The slot of `id`, or -1. */
   find(id: string): number {
     const w = this.scratch;
     if (!pack(id, w)) return this.others.get(id) ?? -1;
-    const words = this.words;
+    const { words, stride, first } = this.store;
     const mask = this.buckets.length - 1;
     for (let i = hashOf(w[0]!, w[1]!, w[2]!, w[3]!) & mask; ; i = (i + 1) & mask) {
       const b = this.buckets[i]!;
       if (b === 0) return -1;
-      const at = (b - 1) * 4;
+      const at = (b - 1) * stride + first;
       if (words[at] === w[0] && words[at + 1] === w[1] && words[at + 2] === w[2] && words[at + 3] === w[3]) return b - 1;
     }
   }
@@ -47,7 +54,9 @@ export class SessionIds {
     }
     if (slot >= this.packed.length) this.widen(slot);
     if ((this.packedCount + 1) * 2 > this.buckets.length) this.rehash(this.buckets.length * 2);
-    this.words.set(w, slot * 4);
+    this.store.reserve(slot);
+    const { words, stride, first } = this.store;
+    words.set(w, slot * stride + first);
     this.packed[slot] = 1;
     this.place(slot);
     this.packedCount++;
@@ -86,7 +95,6 @@ export class SessionIds {
   }
 
   clear(): void {
-    this.words = new Int32Array(0);
     this.packed = new Uint8Array(0);
     this.buckets = new Int32Array(MIN_BUCKETS);
     this.packedCount = 0;
@@ -99,8 +107,8 @@ export class SessionIds {
   }
 
   private homeOf(slot: number): number {
-    const w = this.words;
-    const at = slot * 4;
+    const { words: w, stride, first } = this.store;
+    const at = slot * stride + first;
     return hashOf(w[at]!, w[at + 1]!, w[at + 2]!, w[at + 3]!) & (this.buckets.length - 1);
   }
 
@@ -121,7 +129,28 @@ export class SessionIds {
   private widen(slot: number): void {
     const size = Math.max(1024, slot + 1, Math.ceil(this.packed.length * 1.5));
     this.packed = widened(this.packed, size);
-    this.words = widened(this.words, size * 4);
+  }
+}
+
+/**
+ * Where SessionIds keeps the four words of a slot's UUID: `words[slot * stride + first]` and the
+ * three after it, there once reserve(slot) returned.
+ */
+export interface IdWordStore {
+  readonly words: Int32Array;
+  readonly stride: number;
+  readonly first: number;
+  reserve(slot: number): void;
+}
+
+/** Words in an array of their own, four per slot. */
+class OwnWords implements IdWordStore {
+  words = new Int32Array(0);
+  readonly stride = 4;
+  readonly first = 0;
+  reserve(slot: number): void {
+    if (slot * 4 < this.words.length) return;
+    this.words = widened(this.words, Math.max(4096, (slot + 1) * 4, Math.ceil(this.words.length * 1.5)));
   }
 }
 

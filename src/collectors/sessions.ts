@@ -57,9 +57,10 @@ export class SessionsCollector implements Collector {
   /** Filter decision per stream name: regexes run once per stream, not once per session and poll. */
   private readonly admitted = new Map<string, boolean>();
   private walkOptions: WalkOptions = { select: [], key: 'id' };
-  /** Committed state: the slot of each listed session id. */
-  private readonly tracked = new SessionIds();
+  /** What is remembered of each session, one record per slot. */
   private readonly table = new SessionTable();
+  /** Committed state: the slot of each listed session id (the UUIDs kept in the table's records). */
+  private readonly tracked = new SessionIds(this.table);
   /** The slot in `groupTable` of each group's key. */
   private readonly groups = new Map<string, number>();
   private readonly groupTable = new GroupTable();
@@ -170,14 +171,15 @@ export class SessionsCollector implements Collector {
     const known = this.tracked.find(id);
     const t = this.table;
     if (known >= 0) {
-      if (t.seen[known] === generation) return; // listed twice in one walk
-      t.seen[known] = generation;
-      t.nextBytes[known] = bytes;
-      t.nextClosedAtMs[known] = closedAtMs;
-      const group = t.group[known]!;
-      t.nextGroup[known] = !this.regroup || this.stillIn(group, item, out) ? group : this.groupOf(item, out);
+      if (t.seenIn(known) === generation) return; // listed twice in one walk
+      t.list(known, generation, bytes, closedAtMs);
+      // Unless a grouping field can change, the pending group stays the one the session was added with.
+      if (this.regroup) {
+        const group = t.group(known);
+        t.setNextGroup(known, this.stillIn(group, item, out) ? group : this.groupOf(item, out));
+      }
       // A fact about the session rather than a counter: safe to learn even if this walk fails.
-      if (Number.isNaN(t.openedAtMs[known]!)) t.openedAtMs[known] = numberField(item.opened_at, Number.NaN, out);
+      if (Number.isNaN(t.openedAtMs(known))) t.setOpenedAtMs(known, numberField(item.opened_at, Number.NaN, out));
       return;
     }
     if (this.fresh.has(id)) return;
@@ -250,33 +252,32 @@ export class SessionsCollector implements Collector {
     // The tracked sessions are the slots with an id (new ones get theirs below).
     for (let slot = 0; slot < t.slots; slot++) {
       if (!this.tracked.has(slot)) continue;
-      if (t.seen[slot] !== generation) {
+      if (t.seenIn(slot) !== generation) {
         // Not listed any more: it closed some time after the last poll that listed it.
-        if (t.closed[slot] === 0) this.close(slot, t.group[slot]!, this.lastPollAtMs);
+        if (!t.closed(slot)) this.close(slot, t.group(slot), this.lastPollAtMs);
         this.tracked.remove(slot);
         t.release(slot);
         continue;
       }
-      const group = t.nextGroup[slot]!;
+      const group = t.nextGroup(slot);
       g.seenAtMs[group] = pollAtMs;
-      const nextBytes = t.nextBytes[slot]!;
-      if (nextBytes > t.bytes[slot]!) g.sentBytes[group]! += nextBytes - t.bytes[slot]!;
-      t.bytes[slot] = nextBytes;
-      t.group[slot] = group;
-      if (t.closed[slot] !== 0) continue;
-      const closedAtMs = t.nextClosedAtMs[slot]!;
+      const nextBytes = t.nextBytes(slot);
+      const bytes = t.bytes(slot);
+      if (nextBytes > bytes) g.sentBytes[group]! += nextBytes - bytes;
+      t.commit(slot);
+      if (t.closed(slot)) continue;
+      const closedAtMs = t.nextClosedAtMs(slot);
       if (Number.isNaN(closedAtMs)) g.open[group]!++;
       else this.close(slot, group, closedAtMs);
     }
 
     for (const [id, slot] of this.fresh) {
-      const group = t.group[slot]!;
+      const group = t.group(slot);
       g.seenAtMs[group] = pollAtMs;
       g.opened[group]!++;
-      const nextBytes = t.nextBytes[slot]!;
-      g.sentBytes[group]! += nextBytes;
-      t.bytes[slot] = nextBytes;
-      const closedAtMs = t.nextClosedAtMs[slot]!;
+      g.sentBytes[group]! += t.nextBytes(slot);
+      t.commit(slot);
+      const closedAtMs = t.nextClosedAtMs(slot);
       if (Number.isNaN(closedAtMs)) g.open[group]!++;
       else this.close(slot, group, closedAtMs);
       this.tracked.add(id, slot);
@@ -311,12 +312,12 @@ export class SessionsCollector implements Collector {
 
   private close(slot: number, group: number, endMs: number): void {
     const t = this.table;
-    t.closed[slot] = 1;
+    t.setClosed(slot);
     this.groupTable.closed[group]!++;
     // Without opened_at (or a last poll time) there is no lifetime to observe; the close still counts.
-    const openedAtMs = t.openedAtMs[slot]!;
+    const openedAtMs = t.openedAtMs(slot);
     if (Number.isNaN(openedAtMs) || Number.isNaN(endMs)) return;
-    const proto = t.proto[slot]!;
+    const proto = t.proto(slot);
     let h = this.histograms.get(proto);
     if (h === undefined) {
       h = new DurationHistogram();

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pack, SessionIds } from '../../src/collectors/session-ids.js';
+import { SessionTable } from '../../src/collectors/session-table.js';
 
 /** A small deterministic generator (mulberry32). */
 function rng(seed: number): () => number {
@@ -34,13 +35,23 @@ describe('SessionIds', () => {
     }
   });
 
-  it('finds exactly what a Map finds, through adds and removes that grow and shrink the table', () => {
+  // The ids' words in an array of their own, or in the records of a SessionTable (as the sessions
+  // collector keeps them), whose slots come from the table and whose buffer is replaced as it grows.
+  it.each(['own words', 'SessionTable records'])('finds exactly what a Map finds, through adds and removes that grow and shrink the table (%s)', (store) => {
     const random = rng(42);
-    const ids = new SessionIds();
+    const table = store === 'own words' ? undefined : new SessionTable();
+    const ids = new SessionIds(table);
     const oracle = new Map<string, number>();
     const slotOf = new Map<number, string>();
     const free: number[] = [];
     let nextSlot = 0;
+    const newSlot = () => {
+      if (table === undefined) return free.pop() ?? nextSlot++;
+      const slot = table.add(0, 'hls', 0, 0, 0, 0);
+      nextSlot = table.slots;
+      return slot;
+    };
+    const freeSlot = (slot: number) => (table === undefined ? free.push(slot) : table.release(slot));
     const pool: string[] = [];
     for (let i = 0; i < 3000; i++) {
       const r = random();
@@ -56,7 +67,7 @@ describe('SessionIds', () => {
       const known = oracle.get(id);
       expect(ids.find(id)).toBe(known ?? -1);
       if (known === undefined && random() < addBias) {
-        const slot = free.pop() ?? nextSlot++;
+        const slot = newSlot();
         ids.add(id, slot);
         oracle.set(id, slot);
         slotOf.set(slot, id);
@@ -64,7 +75,7 @@ describe('SessionIds', () => {
         ids.remove(known);
         oracle.delete(id);
         slotOf.delete(known);
-        free.push(known);
+        freeSlot(known);
       }
       expect(ids.size).toBe(oracle.size);
     }
