@@ -249,6 +249,15 @@ export class SeriesWriter {
   }
 
   /**
+   * Frees the samples once they were rendered (the poller prepares a collector's exposition as soon
+   * as it ends), keeping what the run counted: series, shed, dropped, checks and problems.
+   * Rendering afterwards writes nothing.
+   */
+  releaseSamples(): void {
+    for (const f of this.families.values()) f.clear();
+  }
+
+  /**
    * The rendered sample lines per family name, without HELP/TYPE: one buffer of UTF-8 per family,
    * each line ending in a newline; shed families are left out (tests; a poll deflates family by
    * family from renderFamily()).

@@ -38,7 +38,7 @@ export class WorkerRuntime {
     private readonly port: RuntimePort,
     private readonly deps: RuntimeDeps,
   ) {
-    this.poller = new Poller({ sink: (outcome) => this.send(outcome), log: deps.log, random: deps.random });
+    this.poller = new Poller({ sink: (outcome) => this.send(outcome), prepare: (samples) => prepareSources([samples]), log: deps.log, random: deps.random });
     port.on('message', (message) => this.receive(message));
   }
 
@@ -88,9 +88,7 @@ export class WorkerRuntime {
 
   private send(outcome: PollOutcome): void {
     const { target, status } = outcome;
-    const exposition = outcome.samples
-      ? [...prepareSources(outcome.samples)].map(([family, piece]) => ({ family, ...piece }))
-      : undefined;
+    const exposition = outcome.exposition ? [...outcome.exposition].map(([family, piece]) => ({ family, ...piece })) : undefined;
     const result: PollResult = {
       id: Number(outcome.fingerprint),
       kind: target.kind,

@@ -158,6 +158,19 @@ describe('SeriesWriter budget (src/metrics/budget.ts)', () => {
     expect(lines(run(), clients.name)).toEqual(lines(a, clients.name));
   });
 
+  it('keeps what a run counted once its samples are released after rendering', () => {
+    const w = new SeriesWriter([['server', 's']], 20);
+    write(w, 10);
+    w.add(clients, ['s000'], Number.NaN); // refused, counted
+    const before = { series: w.series, shed: w.shed, dropped: w.dropped, invalid: w.checks.invalid };
+    expect(prepareSources([w]).size).toBe(2);
+    w.releaseSamples();
+    expect({ series: w.series, shed: w.shed, dropped: w.dropped, invalid: w.checks.invalid }).toEqual(before);
+    expect(before.shed.size).toBe(3);
+    expect(before.invalid).toBe(1);
+    expect(w.render().size).toBe(0);
+  });
+
   it('a family first written after its turn to be shed has passed is shed from its first series', () => {
     const w = new SeriesWriter([['server', 's']], 2);
     w.add(alive, ['a'], 1);
