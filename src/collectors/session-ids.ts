@@ -8,10 +8,9 @@ import { widened } from '../typed-arrays.js';
  * UUID in its canonical lowercase text is kept here as its 128 bits instead, four Int32 words per
  * slot (in the slot's record of the session table, IdWordStore, so that finding a session and
  * updating it read the same cache line), found through an open-addressing table of slot numbers
- * (linear probing, deletion by backward shift, never fuller than half): about 30 bytes a session
- * with its 16 in the record. Any other id (other text,
- * upper case) is kept as the string, in a Map: every id is exact, so two sessions are never
- * taken for one.
+ * (linear probing, deletion by backward shift, never fuller than half): about 30 bytes a session,
+ * 16 of them in the record. Any other id (other text, upper case) is kept as the string, in a Map:
+ * every id is exact, so two sessions are never taken for one.
  */
 export class SessionIds {
   /** Where the 128 bits of a slot's UUID are (valid where `packed` is 1). */
