@@ -48,8 +48,7 @@ async function fetchJson(url: string): Promise<{ doc: Record<string, unknown>; b
 
 async function walk(request: BaselineRequest): Promise<BaselineWalk> {
   const url = new URL(request.url);
-  const pool = poolFor(url.origin);
-  const getJson = request.client === 'fetch' ? (path: string) => fetchJson(url.origin + path) : (path: string) => getPage(pool, path);
+  const getJson = request.client === 'fetch' ? (path: string) => fetchJson(url.origin + path) : (path: string) => getPage(poolFor(url.origin), path);
   const base = `${url.pathname.replace(/\/+$/, '')}/streamer/api/v3${request.path}`;
   const cpu0 = cpuMs();
   const gc0 = gcMsTotal;
