@@ -110,6 +110,11 @@ export interface DeadlineFigures {
    * polling: the floor of this client on this machine, to read `paced` against.
    */
   readonly floor: ScrapeResult;
+  /**
+   * The same static server scraped back to back by the same scrapers: the floor to read `scrapes`
+   * against (20 clients pulling 2 MB each as fast as they can share the machine with the server).
+   */
+  readonly floorBackToBack: ScrapeResult;
 }
 
 /** The loops on a short interval, scraped by `scrapers` back to back for `seconds`, then paced for `pacedSeconds`. */
@@ -119,7 +124,7 @@ export async function measureDeadlines(
   scraper: ChildLike,
   options: { readonly intervalMs: number; readonly seconds: number; readonly pacedSeconds: number; readonly scrapers: number },
 ): Promise<DeadlineFigures> {
-  let figures: Omit<DeadlineFigures, 'floor'>;
+  let figures: Omit<DeadlineFigures, 'floor' | 'floorBackToBack'>;
   const exporter = await startExporter();
   try {
     const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url, intervalMs: options.intervalMs });
@@ -140,8 +145,12 @@ export async function measureDeadlines(
   } finally {
     await exporter.stop();
   }
-  const floor = await staticFloor(scraper, figures.paced.bytesPerScrape, { seconds: Math.min(30, options.pacedSeconds), scrapers: options.scrapers });
-  return { ...figures, floor };
+  const floors = await staticFloors(scraper, figures.paced.bytesPerScrape, {
+    pacedSeconds: Math.min(30, options.pacedSeconds),
+    backToBackSeconds: Math.min(20, options.seconds),
+    scrapers: options.scrapers,
+  });
+  return { ...figures, ...floors };
 }
 
 /** `scrapers` loops asking `url` once a second each (gzip, as Prometheus does), for `seconds`. */
@@ -149,8 +158,12 @@ function pacedScrapes(scraper: ChildLike, url: string, seconds: number, scrapers
   return scraper.request<ScrapeResult>({ url, concurrency: scrapers, maxRequests: 10_000_000, maxMs: seconds * 1000, gzip: true, everyMs: 1000 });
 }
 
-/** Paced scrapes of a static loopback server answering every GET with `bytes` bytes from memory. */
-async function staticFloor(scraper: ChildLike, bytes: number, options: { readonly seconds: number; readonly scrapers: number }): Promise<ScrapeResult> {
+/** Paced, then back-to-back scrapes of a static loopback server answering every GET with `bytes` bytes from memory. */
+async function staticFloors(
+  scraper: ChildLike,
+  bytes: number,
+  options: { readonly pacedSeconds: number; readonly backToBackSeconds: number; readonly scrapers: number },
+): Promise<Pick<DeadlineFigures, 'floor' | 'floorBackToBack'>> {
   const body = Buffer.alloc(Math.max(1, Math.round(bytes)), 0x61);
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
@@ -158,8 +171,16 @@ async function staticFloor(scraper: ChildLike, bytes: number, options: { readonl
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   try {
-    const { port } = server.address() as AddressInfo;
-    return await pacedScrapes(scraper, `http://127.0.0.1:${port}/metrics`, options.seconds, options.scrapers);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const floor = await pacedScrapes(scraper, url, options.pacedSeconds, options.scrapers);
+    const floorBackToBack = await scraper.request<ScrapeResult>({
+      url,
+      concurrency: options.scrapers,
+      maxRequests: 10_000_000,
+      maxMs: options.backToBackSeconds * 1000,
+      gzip: true,
+    });
+    return { floor, floorBackToBack };
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -274,7 +295,9 @@ export function printThreads(serve: { readonly wholePoll: WholePollFigures; read
   const p = d.paced;
   console.log(`  then ${p.count} paced scrapes (${Math.round(p.count / p.seconds)} per second, each scraper once a second): p50 ${p.p50Ms.toFixed(1)} / p99 ${p.p99Ms.toFixed(1)} / max ${p.maxMs.toFixed(1)} ms, ${p.errors} errors`);
   const f = d.floor;
+  const fb = d.floorBackToBack;
   console.log(`  the same client against a static Node server sending ${(p.bytesPerScrape / 1e6).toFixed(2)} MB from memory, nothing polling: p50 ${f.p50Ms.toFixed(1)} / p99 ${f.p99Ms.toFixed(1)} / max ${f.maxMs.toFixed(1)} ms over ${f.count} scrapes`);
+  console.log(`  and back to back, as the scrapes above: p50 ${fb.p50Ms.toFixed(1)} / p99 ${fb.p99Ms.toFixed(1)} / max ${fb.maxMs.toFixed(1)} ms over ${fb.count} scrapes`);
 }
 
 /** The fleet phase on a simulator of its own, printed. */
