@@ -1,10 +1,11 @@
 /**
  * Benchmark phases of the threaded exporter (bench/run.ts runs them):
  *  - whole poll: the exporter process's CPU (every thread: collect, render, deflate, hand-over)
- *    per poll of one server, against the baseline fetching the same pages with fetch-like undici
- *    and JSON.parse (the streams, sessions and server walks of the default collectors);
+ *    per poll of one server, against two baselines fetching the same pages (the streams, sessions
+ *    and server walks of the default collectors): undici + JSON.parse, and fetch() + res.json();
  *  - deadlines: the poll loops on their own schedule with a short interval (6 s) while 20 scrapers
- *    hit /metrics: polls that failed their deadline;
+ *    hit /metrics: polls that failed their deadline, and the scrapes' latency beside a static
+ *    server's (the floor of this machine);
  *  - fleet: N servers of 1,000 streams / 5,000 sessions (all polling one simulator), at two sizes:
  *    exporter CPU per server poll -> servers one core polls every 15 s, and RSS per additional
  *    server.
@@ -134,7 +135,7 @@ export async function measureDeadlines(
       await exporter.request({ type: 'start-loops' });
       const before = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const url = `http://127.0.0.1:${port}/metrics`;
-      const scrapes = await scraper.request<ScrapeResult>({ url, concurrency: options.scrapers, maxRequests: 10_000_000, maxMs: options.seconds * 1000, gzip: true });
+      const scrapes = await backToBackScrapes(scraper, url, options.seconds, options.scrapers);
       const paced = await pacedScrapes(scraper, url, options.pacedSeconds, options.scrapers);
       const after = await exporter.request<LoopCounts>({ type: 'loop-counts' });
       const loops = { polls: after.polls - before.polls, failed: after.failed - before.failed, deadline: after.deadline - before.deadline };
@@ -151,6 +152,11 @@ export async function measureDeadlines(
     scrapers: options.scrapers,
   });
   return { ...figures, ...floors };
+}
+
+/** `scrapers` loops asking `url` (gzip) one request after another, for `seconds`. */
+function backToBackScrapes(scraper: ChildLike, url: string, seconds: number, scrapers: number): Promise<ScrapeResult> {
+  return scraper.request<ScrapeResult>({ url, concurrency: scrapers, maxRequests: 10_000_000, maxMs: seconds * 1000, gzip: true });
 }
 
 /** `scrapers` loops asking `url` once a second each (gzip, as Prometheus does), for `seconds`. */
@@ -173,13 +179,7 @@ async function staticFloors(
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
     const floor = await pacedScrapes(scraper, url, options.pacedSeconds, options.scrapers);
-    const floorBackToBack = await scraper.request<ScrapeResult>({
-      url,
-      concurrency: options.scrapers,
-      maxRequests: 10_000_000,
-      maxMs: options.backToBackSeconds * 1000,
-      gzip: true,
-    });
+    const floorBackToBack = await backToBackScrapes(scraper, url, options.backToBackSeconds, options.scrapers);
     return { floor, floorBackToBack };
   } finally {
     server.closeAllConnections();
