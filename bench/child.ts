@@ -1,5 +1,5 @@
 /** A forked benchmark child (bench/*-child.ts) with one request in flight at a time. */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,10 +22,17 @@ export class Child {
     });
   }
 
-  static async start(script: string, execArgv: string[] = []): Promise<Child> {
-    const child = new Child(fork(join(HERE, script), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  /** `execPath`: the program that runs node (a wrapper such as valgrind, given node as its first execArgv). */
+  static async start(script: string, execArgv: string[] = [], execPath?: string): Promise<Child> {
+    const options: ForkOptions = { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] };
+    if (execPath !== undefined) options.execPath = execPath;
+    const child = new Child(fork(join(HERE, script), [], options));
     await child.next();
     return child;
+  }
+
+  get pid(): number {
+    return this.process.pid!;
   }
 
   request<T>(message: unknown): Promise<T> {

@@ -23,7 +23,9 @@
  * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
  * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4; also
  * skipped with --only unless --fleet is given; --fleet=20,100 sets its two sizes, 10 and 40 by default),
- * --profile (the exporter children write V8 CPU profiles, one per thread, to bench/results/profiles/<phase>/).
+ * --profile (the exporter children write V8 CPU profiles, one per thread, to bench/results/profiles/<phase>/),
+ * --instructions (the whole-poll ratio also in instructions under valgrind, bench/instructions.ts:
+ * the same in every run, where the CPU ratio moves with the machine; about 6 minutes a scenario).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -45,6 +47,7 @@ import {
 } from './common.js';
 import { Child } from './child.js';
 import { f0, f1, f2, mb, table } from './format.js';
+import { instructionsUnavailable, measureInstructions, type InstructionFigures } from './instructions.js';
 import { runSteady, type SteadyFigures } from './steady.js';
 import { measureDeadlines, measureWholePoll, printThreads, runFleet, type DeadlineFigures, type FleetFigures, type WholePollFigures } from './threads.js';
 
@@ -118,6 +121,15 @@ const FLEET = !args.has('no-fleet') && (!args.has('only') || args.has('fleet'));
 /** --fleet=20,100: the two fleet sizes compared (default 10 and 40; 2 and 6 with --quick). */
 const FLEET_SIZES = fleetSizes(args.get('fleet'));
 /** --steady[=seconds]: the production command polling every 15 s under Prometheus-like scrapes (default with a full run). */
+/** --instructions: the whole-poll ratio also in instructions, under valgrind (bench/instructions.ts). */
+const INSTRUCTIONS = args.has('instructions');
+/**
+ * Rounds under valgrind: 6 not counted, then 5 counted (medians). After 6, the exporter's counts
+ * of one run were within 3-7% of each other (10k streams / 100k sessions); the baseline's moved
+ * more (1,893-2,528 M nested), as its major GCs fall in some rounds and not others.
+ */
+const INSTRUCTIONS_WARMUP_ROUNDS = 6;
+const INSTRUCTIONS_ROUNDS = 5;
 const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : !args.has('only') && !QUICK ? 120 : 0;
 if (!(STEADY_SECONDS >= 0) || !Number.isFinite(STEADY_SECONDS)) throw new Error(`--steady=${args.get('steady')}: give the seconds to run, a positive number`);
 
@@ -135,6 +147,11 @@ function requestOf(collector: CollectorUnderTest): { path: string; select?: read
     case 'server':
       return { path: '/config/stats' };
   }
+}
+
+/** The pages of one whole poll at default settings, as the baseline children fetch them. */
+function wholePollWalks(sim: RunningSimulator): readonly unknown[] {
+  return (['streams', 'sessions', 'server'] as const).map((c) => ({ type: 'walk', url: sim.url, ...requestOf(c), limit: PAGE }));
 }
 
 /** The two fleet sizes of --fleet=S,L (see FLEET_SIZES). */
@@ -254,8 +271,7 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
     const baselines = { undici: await Child.start('baseline-child.js'), fetch: await Child.start('baseline-child.js') };
     let wholePoll: WholePollFigures;
     try {
-      const walks = (['streams', 'sessions', 'server'] as const).map((c) => ({ type: 'walk', url: sim.url, ...requestOf(c), limit: PAGE }));
-      wholePoll = await measureWholePoll(sim, exporter, baselines, walks, QUICK ? 3 : Math.max(9, ROUNDS + 2), QUICK ? 1 : WHOLE_POLL_WARMUP_ROUNDS);
+      wholePoll = await measureWholePoll(sim, exporter, baselines, wholePollWalks(sim), QUICK ? 3 : Math.max(9, ROUNDS + 2), QUICK ? 1 : WHOLE_POLL_WARMUP_ROUNDS);
     } finally {
       await Promise.all([baselines.undici.stop(), baselines.fetch.stop()]);
     }
@@ -289,7 +305,7 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
 
 // --- output -------------------------------------------------------------------------------------
 
-function printScenario(s: Scenario, collectors: readonly CollectorFigures[], serve: ServeFigures | undefined): void {
+function printScenario(s: Scenario, collectors: readonly CollectorFigures[], serve: ServeFigures | undefined, instructions: InstructionFigures | undefined): void {
   console.log(`\n=== ${s.id}: ${s.shape} shape, ${f0(s.streams)} streams, ${f0(s.sessions)} sessions ===`);
   const rows: string[][] = [
     ['collector', 'req', 'MB sel', 'MB all', 'sel %', 'wall exp', 'wall base', 'x', 'cpu exp', 'cpu base', 'x', 'gc exp', 'gc base', 'series', 'lines', 'render', 'gzip', 'text MB', 'gz MB', 'RSS MB', '1st poll'],
@@ -324,6 +340,13 @@ function printScenario(s: Scenario, collectors: readonly CollectorFigures[], ser
     console.log(table(rows));
     console.log('(times in ms, medians of the measured polls; x = exporter / baseline; render = rendered blocks -> ordered exposition, gzip = level 1 off-thread)');
   } else console.log('(its collectors are measured in the other scenarios; whole exporter:)');
+  if (instructions) {
+    const each = (ms: readonly number[]) => ms.map((m) => f0(m)).join(', ');
+    console.log(
+      `whole poll in instructions (callgrind): exporter ${f0(instructions.exporterM)} M, baseline undici ${f0(instructions.baselineM)} M, ${f2(instructions.ratio)} x ` +
+        `(rounds: exporter ${each(instructions.perRound.exporter)}; baseline ${each(instructions.perRound.baseline)}; after ${instructions.warmup} not counted)`,
+    );
+  }
   if (!serve) return;
   const e = serve.exposition;
   console.log(
@@ -337,6 +360,13 @@ function printScenario(s: Scenario, collectors: readonly CollectorFigures[], ser
   console.log(`event loop while polling: p99 delay ${f1(serve.polling.loopDelayP99Ms)} ms, max ${f1(serve.polling.loopDelayMaxMs)} ms; peak RSS of the exporter process ${f0(serve.peakRssMb)} MB (at the end: RSS ${f0(serve.polling.memoryMb.rss)}, V8 heap ${f0(serve.polling.memoryMb.heapUsed)} of ${f0(serve.polling.memoryMb.heapTotal)}, external ${f0(serve.polling.memoryMb.external)} MB)`);
 }
 
+interface ScenarioResult {
+  readonly scenario: Scenario;
+  readonly collectors: readonly CollectorFigures[];
+  readonly serve: ServeFigures | undefined;
+  readonly instructions: InstructionFigures | undefined;
+}
+
 interface TargetCheck {
   readonly target: string;
   readonly scenario: string;
@@ -346,7 +376,7 @@ interface TargetCheck {
 }
 
 function checks(
-  results: readonly { scenario: Scenario; collectors: readonly CollectorFigures[]; serve: ServeFigures | undefined }[],
+  results: readonly ScenarioResult[],
   fleet: FleetFigures | undefined,
   steady: SteadyFigures | undefined,
 ): TargetCheck[] {
@@ -362,7 +392,10 @@ function checks(
     const scheduled = fleet.mbPerServerScheduled;
     if (scheduled !== undefined) out.push({ target: 'MB per additional 1,000-stream server <= 3 (peak, on their schedule)', scenario: 'fleet', value: scheduled, limit: 3, met: scheduled <= 3 });
   }
-  for (const { scenario, collectors, serve } of results) {
+  for (const { scenario, collectors, serve, instructions } of results) {
+    if (instructions) {
+      out.push({ target: 'whole-poll instruction ratio <= 1.6 (callgrind, baseline undici + JSON.parse)', scenario: scenario.id, value: instructions.ratio, limit: 1.6, met: instructions.ratio <= 1.6 });
+    }
     for (const c of collectors) {
       if (c.collector === 'streams' || c.collector === 'sessions') {
         out.push({ target: `${c.collector} CPU ratio <= 1.5`, scenario: scenario.id, value: c.median.cpuRatio, limit: 1.5, met: c.median.cpuRatio <= 1.5 });
@@ -397,9 +430,11 @@ async function main(): Promise<void> {
   if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET))) {
     throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and steady, fleet with --steady, --fleet)`);
   }
+  const unavailable = INSTRUCTIONS ? instructionsUnavailable() : undefined;
+  if (unavailable) throw new Error(`--instructions: ${unavailable}`);
   const startedAt = new Date();
   console.log(`flussonic-exporter benchmark: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}), page size ${PAGE}, ${ROUNDS} measured polls per collector after ${1 + COLLECTOR_WARMUP_ROUNDS} not counted`);
-  const results: { scenario: Scenario; collectors: CollectorFigures[]; serve: ServeFigures | undefined }[] = [];
+  const results: ScenarioResult[] = [];
   for (const scenario of scenarios) {
     const t0 = performance.now();
     const sim = await startSimulator({ clock: 'manual', churn: true, seed: 1, shape: scenario.shape, streams: scenario.streams, sessions: scenario.sessions, gpus: 2, dvrs: 3 });
@@ -414,8 +449,9 @@ async function main(): Promise<void> {
         await baseline.stop();
       }
       const serve = SERVE ? await measureServe(sim, scenario) : undefined;
-      results.push({ scenario, collectors, serve });
-      printScenario(scenario, collectors, serve);
+      const instructions = INSTRUCTIONS ? await measureInstructions(sim, wholePollWalks(sim), QUICK ? 2 : INSTRUCTIONS_ROUNDS, QUICK ? 1 : INSTRUCTIONS_WARMUP_ROUNDS) : undefined;
+      results.push({ scenario, collectors, serve, instructions });
+      printScenario(scenario, collectors, serve, instructions);
       console.log(`(scenario took ${f0((performance.now() - t0) / 1000)} s)`);
     } finally {
       await sim.close();

@@ -1,0 +1,107 @@
+/**
+ * `--instructions`: the whole-poll ratio counted in instructions instead of CPU time. The exporter
+ * child and the undici baseline child each run under valgrind's callgrind, which counts every
+ * instruction executed in the process (all threads, the JIT's code included) and nothing else:
+ * the same build, inputs and simulator state give the same count whatever else the machine does.
+ *
+ * Why: on this machine (2 vCPUs under KVM) the baseline's CPU time for the same requests moved
+ * between 136 and 262 ms from run to run, the exporter's between 327 and 460, and not together;
+ * the CPU ratio (bench/threads.ts) so moved between 1.5 and 2.9 with the code unchanged. A count
+ * of instructions does not measure time (a cache miss costs no instruction), but it is the same
+ * in every run, so it tells whether a change made the poll cheaper, and by how much.
+ *
+ * Each round: the simulator's clock moves 15 s (churn), then the exporter polls every target once
+ * and the baseline fetches the same pages, each between a zeroing and a dump of its counters
+ * (callgrind_control -z / -d), so a round counts that round's work only. The first `warmup` rounds
+ * are not counted (JIT tiers, heap sizing). Under valgrind a poll of 10k streams / 100k sessions
+ * takes about 25 s of wall time, so the exporter is given a poll interval of 10 minutes: its
+ * request timeout (interval - 2 s) must not end a poll that is only slow because it is counted.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunningSimulator } from '../src/simulator/index.js';
+import { median, type LoopCounts } from './common.js';
+import { Child } from './child.js';
+
+export interface InstructionFigures {
+  /** Millions of instructions per whole poll (all threads of the exporter process), median. */
+  readonly exporterM: number;
+  /** Millions of instructions of the same requests with undici + JSON.parse, median. */
+  readonly baselineM: number;
+  /** exporterM / baselineM. */
+  readonly ratio: number;
+  /** Each counted round, in millions: the spread says whether the warm-up was long enough. */
+  readonly perRound: { readonly exporter: readonly number[]; readonly baseline: readonly number[] };
+  readonly rounds: number;
+  readonly warmup: number;
+}
+
+/** Why the phase cannot run here, or undefined when valgrind and callgrind_control are there. */
+export function instructionsUnavailable(): string | undefined {
+  for (const tool of ['valgrind', 'callgrind_control']) {
+    try {
+      execFileSync(tool, ['--version'], { stdio: 'ignore' });
+    } catch {
+      return `${tool} not found (Debian: apt-get install valgrind)`;
+    }
+  }
+  return undefined;
+}
+
+/** The interval that keeps a poll under valgrind within its timeout (see the file header). */
+const COUNTED_INTERVAL_MS = 600_000;
+
+export async function measureInstructions(
+  sim: RunningSimulator,
+  walks: readonly unknown[],
+  rounds: number,
+  warmup: number,
+): Promise<InstructionFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'flussonic-bench-callgrind-'));
+  const counted = (script: string) =>
+    Child.start(script, ['--tool=callgrind', '-q', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath], 'valgrind');
+  const exporter = await counted('exporter-child.js');
+  const baseline = await counted('baseline-child.js').catch(async (error: unknown) => {
+    await exporter.stop();
+    throw error;
+  });
+  try {
+    await exporter.request({ type: 'init-serve', url: sim.url, intervalMs: COUNTED_INTERVAL_MS });
+    const perRound = { exporter: [] as number[], baseline: [] as number[] };
+    for (let round = 0; round < warmup + rounds; round++) {
+      sim.advance(15_000);
+      const exporterIr = await countedWork(exporter, dir, () => exporter.request({ type: 'poll-all' }));
+      const baselineIr = await countedWork(baseline, dir, async () => {
+        for (const walk of walks) await baseline.request({ ...(walk as object), client: 'undici' });
+      });
+      if (round >= warmup) {
+        perRound.exporter.push(exporterIr / 1e6);
+        perRound.baseline.push(baselineIr / 1e6);
+      }
+    }
+    const loops = await exporter.request<LoopCounts>({ type: 'loop-counts' });
+    if (loops.polls !== warmup + rounds) throw new Error(`the exporter logged ${loops.polls} finished polls under valgrind, not ${warmup + rounds}`);
+    if (loops.failed > 0) throw new Error(`${loops.failed} of ${loops.polls} polls under valgrind failed: their count would not be a whole poll's`);
+    const exporterM = median(perRound.exporter);
+    const baselineM = median(perRound.baseline);
+    return { exporterM, baselineM, ratio: exporterM / baselineM, perRound, rounds, warmup };
+  } finally {
+    await Promise.all([exporter.stop(), baseline.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The instructions `child` executes during `work`: its counters zeroed before, dumped after. */
+async function countedWork(child: Child, dir: string, work: () => Promise<unknown>): Promise<number> {
+  execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
+  await work();
+  const before = new Set(readdirSync(dir));
+  execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' });
+  const dumps = readdirSync(dir).filter((f) => !before.has(f) && f.startsWith(`cg.${child.pid}.`));
+  if (dumps.length !== 1) throw new Error(`callgrind_control -d ${child.pid} wrote ${dumps.length} dumps, not one`);
+  const total = /^totals: (\d+)$/m.exec(readFileSync(join(dir, dumps[0]!), 'utf8'));
+  if (!total) throw new Error(`no totals line in the callgrind dump ${dumps[0]}`);
+  return Number(total[1]);
+}
