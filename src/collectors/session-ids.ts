@@ -148,8 +148,10 @@ class OwnWords implements IdWordStore {
   readonly stride = 4;
   readonly first = 0;
   reserve(slot: number): void {
-    if (slot * 4 < this.words.length) return;
-    this.words = widened(this.words, Math.max(4096, (slot + 1) * 4, Math.ceil(this.words.length * 1.5)));
+    if ((slot + 1) * 4 <= this.words.length) return;
+    // Grown in whole slots: a length of 1.5 times the last one need not be a multiple of 4.
+    const slots = Math.max(1024, slot + 1, Math.ceil((this.words.length / 4) * 1.5));
+    this.words = widened(this.words, slots * 4);
   }
 }
 

@@ -85,4 +85,21 @@ describe('SessionIds', () => {
     expect(ids.size).toBe(0);
     for (const id of pool) expect(ids.find(id)).toBe(-1);
   });
+
+  // Growing by half from 4,096 words reaches lengths that are not a multiple of 4 (354,294 words
+  // after ten steps), where a slot's four words once ran past the end (a RangeError at slot 88,573).
+  it('keeps the words of 100,000 slots in an array of their own', () => {
+    const random = rng(7);
+    const ids = new SessionIds();
+    const made: string[] = [];
+    for (let slot = 0; slot < 100_000; slot++) {
+      const id = uuid(random);
+      ids.add(id, slot);
+      made.push(id);
+    }
+    expect(ids.size).toBe(100_000);
+    for (let slot = 0; slot < made.length; slot++) {
+      if (ids.find(made[slot]!) !== slot) expect.fail(`slot ${slot}: found ${ids.find(made[slot]!)}`);
+    }
+  });
 });
