@@ -1,8 +1,11 @@
 /**
  * `--instructions`: the whole-poll ratio counted in instructions instead of CPU time. The exporter
- * child and the undici baseline child each run under valgrind's callgrind, which counts every
+ * child and the two baseline children each run under valgrind's callgrind, which counts every
  * instruction executed in the process (all threads, the JIT's code included) and nothing else:
  * the same build, inputs and simulator state give the same count whatever else the machine does.
+ *
+ * The undici baseline is the one issue 9's target is read against; fetch() + res.json() is counted
+ * beside it, as in the CPU phase (bench/threads.ts).
  *
  * Why: on this machine (2 vCPUs under KVM) the baseline's CPU time for the same requests moved
  * between 136 and 262 ms from run to run, the exporter's between 327 and 460, and not together;
@@ -11,7 +14,7 @@
  * in every run, so it tells whether a change made the poll cheaper, and by how much.
  *
  * Each round: the simulator's clock moves 15 s (churn), then the exporter polls every target once
- * and the baseline fetches the same pages, each between a zeroing and a dump of its counters
+ * and each baseline fetches the same pages, each between a zeroing and a dump of its counters
  * (callgrind_control -z / -d), so a round counts that round's work only. The first `warmup` rounds
  * are not counted (JIT tiers, heap sizing). Under valgrind a poll of 10k streams / 100k sessions
  * takes about 25 s of wall time, so the exporter is given a poll interval of 10 minutes: its
@@ -29,11 +32,14 @@ export interface InstructionFigures {
   /** Millions of instructions per whole poll (all threads of the exporter process), median. */
   readonly exporterM: number;
   /** Millions of instructions of the same requests with undici + JSON.parse, median. */
-  readonly baselineM: number;
-  /** exporterM / baselineM. */
+  readonly undiciM: number;
+  /** exporterM / undiciM: the ratio issue 9's target is read against. */
   readonly ratio: number;
+  /** The same requests with fetch() + res.json(), median, and exporterM / fetchM. */
+  readonly fetchM: number;
+  readonly fetchRatio: number;
   /** Each counted round, in millions: the spread says whether the warm-up was long enough. */
-  readonly perRound: { readonly exporter: readonly number[]; readonly baseline: readonly number[] };
+  readonly perRound: { readonly exporter: readonly number[]; readonly undici: readonly number[]; readonly fetch: readonly number[] };
   readonly rounds: number;
   readonly warmup: number;
 }
@@ -60,35 +66,43 @@ export async function measureInstructions(
   warmup: number,
 ): Promise<InstructionFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'flussonic-bench-callgrind-'));
-  const counted = (script: string) =>
-    Child.start(script, ['--tool=callgrind', '-q', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath], 'valgrind');
-  const exporter = await counted('exporter-child.js');
-  const baseline = await counted('baseline-child.js').catch(async (error: unknown) => {
-    await exporter.stop();
-    throw error;
-  });
+  const children: Child[] = [];
+  const start = async (script: string) => {
+    const child = await Child.start(script, ['--tool=callgrind', '-q', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath], 'valgrind');
+    children.push(child);
+    return child;
+  };
   try {
+    const exporter = await start('exporter-child.js');
+    // Each baseline in a process of its own, as in the CPU phase: neither meets the other's heap.
+    const baselines = { undici: await start('baseline-child.js'), fetch: await start('baseline-child.js') };
     await exporter.request({ type: 'init-serve', url: sim.url, intervalMs: COUNTED_INTERVAL_MS });
-    const perRound = { exporter: [] as number[], baseline: [] as number[] };
+    const perRound = { exporter: [] as number[], undici: [] as number[], fetch: [] as number[] };
     for (let round = 0; round < warmup + rounds; round++) {
       sim.advance(15_000);
       const exporterIr = await countedWork(exporter, dir, () => exporter.request({ type: 'poll-all' }));
-      const baselineIr = await countedWork(baseline, dir, async () => {
-        for (const walk of walks) await baseline.request({ ...(walk as object), client: 'undici' });
-      });
+      const baselineIr = { undici: 0, fetch: 0 };
+      for (const client of ['undici', 'fetch'] as const) {
+        const baseline = baselines[client];
+        baselineIr[client] = await countedWork(baseline, dir, async () => {
+          for (const walk of walks) await baseline.request({ ...(walk as object), client });
+        });
+      }
       if (round >= warmup) {
         perRound.exporter.push(exporterIr / 1e6);
-        perRound.baseline.push(baselineIr / 1e6);
+        perRound.undici.push(baselineIr.undici / 1e6);
+        perRound.fetch.push(baselineIr.fetch / 1e6);
       }
     }
     const loops = await exporter.request<LoopCounts>({ type: 'loop-counts' });
     if (loops.polls !== warmup + rounds) throw new Error(`the exporter logged ${loops.polls} finished polls under valgrind, not ${warmup + rounds}`);
     if (loops.failed > 0) throw new Error(`${loops.failed} of ${loops.polls} polls under valgrind failed: their count would not be a whole poll's`);
     const exporterM = median(perRound.exporter);
-    const baselineM = median(perRound.baseline);
-    return { exporterM, baselineM, ratio: exporterM / baselineM, perRound, rounds, warmup };
+    const undiciM = median(perRound.undici);
+    const fetchM = median(perRound.fetch);
+    return { exporterM, undiciM, ratio: exporterM / undiciM, fetchM, fetchRatio: exporterM / fetchM, perRound, rounds, warmup };
   } finally {
-    await Promise.all([exporter.stop(), baseline.stop()]);
+    await Promise.all(children.map((c) => c.stop()));
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -101,7 +115,9 @@ async function countedWork(child: Child, dir: string, work: () => Promise<unknow
   execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' });
   const dumps = readdirSync(dir).filter((f) => !before.has(f) && f.startsWith(`cg.${child.pid}.`));
   if (dumps.length !== 1) throw new Error(`callgrind_control -d ${child.pid} wrote ${dumps.length} dumps, not one`);
-  const total = /^totals: (\d+)$/m.exec(readFileSync(join(dir, dumps[0]!), 'utf8'));
+  const file = join(dir, dumps[0]!);
+  const total = /^totals: (\d+)$/m.exec(readFileSync(file, 'utf8'));
+  rmSync(file); // about 2 MB each
   if (!total) throw new Error(`no totals line in the callgrind dump ${dumps[0]}`);
   return Number(total[1]);
 }

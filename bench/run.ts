@@ -120,7 +120,6 @@ const SCRAPERS = 20;
 const FLEET = !args.has('no-fleet') && (!args.has('only') || args.has('fleet'));
 /** --fleet=20,100: the two fleet sizes compared (default 10 and 40; 2 and 6 with --quick). */
 const FLEET_SIZES = fleetSizes(args.get('fleet'));
-/** --steady[=seconds]: the production command polling every 15 s under Prometheus-like scrapes (default with a full run). */
 /** --instructions: the whole-poll ratio also in instructions, under valgrind (bench/instructions.ts). */
 const INSTRUCTIONS = args.has('instructions');
 /**
@@ -130,6 +129,7 @@ const INSTRUCTIONS = args.has('instructions');
  */
 const INSTRUCTIONS_WARMUP_ROUNDS = 6;
 const INSTRUCTIONS_ROUNDS = 5;
+/** --steady[=seconds]: the production command polling every 15 s under Prometheus-like scrapes (default with a full run). */
 const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : !args.has('only') && !QUICK ? 120 : 0;
 if (!(STEADY_SECONDS >= 0) || !Number.isFinite(STEADY_SECONDS)) throw new Error(`--steady=${args.get('steady')}: give the seconds to run, a positive number`);
 
@@ -342,9 +342,10 @@ function printScenario(s: Scenario, collectors: readonly CollectorFigures[], ser
   } else console.log('(its collectors are measured in the other scenarios; whole exporter:)');
   if (instructions) {
     const each = (ms: readonly number[]) => ms.map((m) => f0(m)).join(', ');
+    const i = instructions;
     console.log(
-      `whole poll in instructions (callgrind): exporter ${f0(instructions.exporterM)} M, baseline undici ${f0(instructions.baselineM)} M, ${f2(instructions.ratio)} x ` +
-        `(rounds: exporter ${each(instructions.perRound.exporter)}; baseline ${each(instructions.perRound.baseline)}; after ${instructions.warmup} not counted)`,
+      `whole poll in instructions (callgrind): exporter ${f0(i.exporterM)} M; against undici ${f0(i.undiciM)} M ${f2(i.ratio)} x, against fetch() ${f0(i.fetchM)} M ${f2(i.fetchRatio)} x ` +
+        `(rounds: exporter ${each(i.perRound.exporter)}; undici ${each(i.perRound.undici)}; fetch ${each(i.perRound.fetch)}; after ${i.warmup} not counted)`,
     );
   }
   if (!serve) return;
