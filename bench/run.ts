@@ -25,7 +25,7 @@
  * skipped with --only unless --fleet is given; --fleet=20,100 sets its two sizes, 10 and 40 by default),
  * --profile (the exporter children write V8 CPU profiles, one per thread, to bench/results/profiles/<phase>/),
  * --instructions (the whole-poll ratio also in instructions under valgrind, bench/instructions.ts:
- * the same in every run, where the CPU ratio moves with the machine; 7-9 minutes a scenario).
+ * far steadier than the CPU ratio, which moves with the machine; 7-9 minutes a scenario).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
