@@ -81,19 +81,16 @@ export async function measureInstructions(
     await exporter.request({ type: 'init-serve', url: sim.url, intervalMs: COUNTED_INTERVAL_MS });
     const perRound = { exporter: [] as number[], undici: [] as number[], fetch: [] as number[] };
     for (let round = 0; round < warmup + rounds; round++) {
+      const counted = round >= warmup;
       sim.advance(15_000);
       const exporterIr = await countedWork(exporter, dir, () => exporter.request({ type: 'poll-all' }));
-      const baselineIr = { undici: 0, fetch: 0 };
+      if (counted) perRound.exporter.push(exporterIr / 1e6);
       for (const client of ['undici', 'fetch'] as const) {
         const baseline = baselines[client];
-        baselineIr[client] = await countedWork(baseline, dir, async () => {
+        const baselineIr = await countedWork(baseline, dir, async () => {
           for (const walk of walks) await baseline.request({ ...(walk as object), client });
         });
-      }
-      if (round >= warmup) {
-        perRound.exporter.push(exporterIr / 1e6);
-        perRound.undici.push(baselineIr.undici / 1e6);
-        perRound.fetch.push(baselineIr.fetch / 1e6);
+        if (counted) perRound[client].push(baselineIr / 1e6);
       }
     }
     const loops = await exporter.request<LoopCounts>({ type: 'loop-counts' });
@@ -109,13 +106,15 @@ export async function measureInstructions(
   }
 }
 
-/** The instructions `child` executes during `work`: its counters zeroed before, dumped after. */
+/**
+ * The instructions `child` executes during `work`: its counters zeroed before, dumped after. Each
+ * dump is deleted once read, so the child's only numbered dump in `dir` is the one just made.
+ */
 async function countedWork(child: Child, dir: string, work: () => Promise<unknown>): Promise<number> {
   execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
   await work();
-  const before = new Set(readdirSync(dir));
   execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' });
-  const dumps = readdirSync(dir).filter((f) => !before.has(f) && f.startsWith(`cg.${child.pid}.`));
+  const dumps = readdirSync(dir).filter((f) => f.startsWith(`cg.${child.pid}.`));
   if (dumps.length !== 1) throw new Error(`callgrind_control -d ${child.pid} wrote ${dumps.length} dumps, not one`);
   const file = join(dir, dumps[0]!);
   const total = /^totals: (\d+)$/m.exec(readFileSync(file, 'utf8'));
