@@ -21,14 +21,20 @@
  * are not counted (JIT tiers, heap sizing). Under valgrind a poll of 10k streams / 100k sessions
  * takes about 25 s of wall time, so the exporter is given a poll interval of 10 minutes: its
  * request timeout (interval - 2 s) must not end a poll that is only slow because it is counted.
+ *
+ * The floor: after the last round the exporter's exposition is read once from its /metrics, and a
+ * fourth child compresses it with the exporter's own code, counted the same way. The baseline plus
+ * that count is what an exporter of this output would spend if collecting and writing its samples
+ * cost nothing; its ratio to the baseline is the lowest whole-poll ratio that output allows.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSimulator } from '../src/simulator/index.js';
 import { median, type LoopCounts } from './common.js';
 import { Child } from './child.js';
+import type { HeldText } from './gzip-floor-child.js';
 
 export interface InstructionFigures {
   /** Millions of instructions per whole poll (all threads of the exporter process), median. */
@@ -40,8 +46,19 @@ export interface InstructionFigures {
   /** The same requests with fetch() + res.json(), median, and exporterM / fetchM. */
   readonly fetchM: number;
   readonly fetchRatio: number;
+  /**
+   * Millions of instructions to gzip the exporter's exposition (its text after the last round,
+   * `textBytes`) with the exporter's own code, median (bench/gzip-floor-child.ts).
+   */
+  readonly gzipM: number;
+  readonly textBytes: number;
+  /**
+   * (undiciM + gzipM) / undiciM: the ratio an exporter of this output would have if collecting and
+   * writing its samples cost nothing. A target below it cannot be met by making the exporter faster.
+   */
+  readonly floorRatio: number;
   /** Each counted round, in millions: the spread says whether the warm-up was long enough. */
-  readonly perRound: { readonly exporter: readonly number[]; readonly undici: readonly number[]; readonly fetch: readonly number[] };
+  readonly perRound: { readonly exporter: readonly number[]; readonly undici: readonly number[]; readonly fetch: readonly number[]; readonly gzip: readonly number[] };
   readonly rounds: number;
   readonly warmup: number;
 }
@@ -60,6 +77,8 @@ export function instructionsUnavailable(): string | undefined {
 
 /** The interval that keeps a poll under valgrind within its timeout (see the file header). */
 const COUNTED_INTERVAL_MS = 600_000;
+/** Compressions of the held text not counted: its first one runs the JavaScript around zlib unoptimised. */
+const GZIP_WARMUP_ROUNDS = 2;
 
 export async function measureInstructions(
   sim: RunningSimulator,
@@ -78,8 +97,8 @@ export async function measureInstructions(
     const exporter = await start('exporter-child.js');
     // Each baseline in a process of its own, as in the CPU phase: neither meets the other's heap.
     const baselines = { undici: await start('baseline-child.js'), fetch: await start('baseline-child.js') };
-    await exporter.request({ type: 'init-serve', url: sim.url, intervalMs: COUNTED_INTERVAL_MS });
-    const perRound = { exporter: [] as number[], undici: [] as number[], fetch: [] as number[] };
+    const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url, intervalMs: COUNTED_INTERVAL_MS });
+    const perRound = { exporter: [] as number[], undici: [] as number[], fetch: [] as number[], gzip: [] as number[] };
     for (let round = 0; round < warmup + rounds; round++) {
       const counted = round >= warmup;
       sim.advance(15_000);
@@ -96,10 +115,34 @@ export async function measureInstructions(
     const loops = await exporter.request<LoopCounts>({ type: 'loop-counts' });
     if (loops.polls !== warmup + rounds) throw new Error(`the exporter logged ${loops.polls} finished polls under valgrind, not ${warmup + rounds}`);
     if (loops.failed > 0) throw new Error(`${loops.failed} of ${loops.polls} polls under valgrind failed: their count would not be a whole poll's`);
+    // After the counted rounds, so that serving the text (inflated again, under valgrind) is in no round.
+    const file = join(dir, 'exposition.txt');
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    if (res.status !== 200) throw new Error(`the exporter's /metrics answered HTTP ${res.status}`);
+    writeFileSync(file, new Uint8Array(await res.arrayBuffer()));
+    const floor = await start('gzip-floor-child.js');
+    const heldText = await floor.request<HeldText>({ type: 'hold', file });
+    for (let round = 0; round < GZIP_WARMUP_ROUNDS + rounds; round++) {
+      const gzipIr = await countedWork(floor, dir, () => floor.request({ type: 'deflate' }));
+      if (round >= GZIP_WARMUP_ROUNDS) perRound.gzip.push(gzipIr / 1e6);
+    }
     const exporterM = median(perRound.exporter);
     const undiciM = median(perRound.undici);
     const fetchM = median(perRound.fetch);
-    return { exporterM, undiciM, ratio: exporterM / undiciM, fetchM, fetchRatio: exporterM / fetchM, perRound, rounds, warmup };
+    const gzipM = median(perRound.gzip);
+    return {
+      exporterM,
+      undiciM,
+      ratio: exporterM / undiciM,
+      fetchM,
+      fetchRatio: exporterM / fetchM,
+      gzipM,
+      textBytes: heldText.bytes,
+      floorRatio: (undiciM + gzipM) / undiciM,
+      perRound,
+      rounds,
+      warmup,
+    };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     rmSync(dir, { recursive: true, force: true });

@@ -25,7 +25,8 @@
  * skipped with --only unless --fleet is given; --fleet=20,100 sets its two sizes, 10 and 40 by default),
  * --profile (the exporter children write V8 CPU profiles, one per thread, to bench/results/profiles/<phase>/),
  * --instructions (the whole-poll ratio also in instructions under valgrind, bench/instructions.ts:
- * far steadier than the CPU ratio, which moves with the machine; 7-9 minutes a scenario).
+ * far steadier than the CPU ratio, which moves with the machine; with the gzip floor of the output;
+ * 10-13 minutes a 10k / 100k scenario).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -346,6 +347,10 @@ function printScenario(s: Scenario, collectors: readonly CollectorFigures[], ser
     console.log(
       `whole poll in instructions (callgrind): exporter ${f0(i.exporterM)} M; against undici ${f0(i.undiciM)} M ${f2(i.ratio)} x, against fetch() ${f0(i.fetchM)} M ${f2(i.fetchRatio)} x ` +
         `(rounds: exporter ${each(i.perRound.exporter)}; undici ${each(i.perRound.undici)}; fetch ${each(i.perRound.fetch)}; after ${i.warmup} not counted)`,
+    );
+    console.log(
+      `  floor: gzip of the exporter's ${mb(i.textBytes)} MB of sample text with its own code ${f0(i.gzipM)} M (rounds: ${each(i.perRound.gzip)}); ` +
+        `undici + that gzip alone ${f2(i.floorRatio)} x, so the exporter's collecting and writing took ${f0(i.exporterM - i.undiciM - i.gzipM)} M`,
     );
   }
   if (!serve) return;
