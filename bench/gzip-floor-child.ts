@@ -13,7 +13,7 @@ import { reply } from './common.js';
 export type GzipFloorRequest = { readonly type: 'hold'; readonly file: string } | { readonly type: 'deflate' } | { readonly type: 'exit' };
 
 export interface HeldText {
-  readonly families: number;
+  /** Bytes of sample lines held. */
   readonly bytes: number;
 }
 
@@ -63,11 +63,10 @@ function samplesByFamily(text: Uint8Array): Map<string, Uint8Array[]> {
 async function handle(message: GzipFloorRequest): Promise<unknown> {
   switch (message.type) {
     case 'hold': {
-      const chunks = samplesByFamily(readFileSync(message.file));
-      held = chunks;
+      held = samplesByFamily(readFileSync(message.file));
       let bytes = 0;
-      for (const blocks of chunks.values()) for (const b of blocks) bytes += b.length;
-      return { families: chunks.size, bytes } satisfies HeldText;
+      for (const runs of held.values()) for (const run of runs) bytes += run.length;
+      return { bytes } satisfies HeldText;
     }
     case 'deflate': {
       if (!held) throw new Error('no text held');
