@@ -206,3 +206,17 @@ export function median(values: readonly number[]): number {
 export function reply(message: unknown): void {
   process.send?.(message);
 }
+
+/**
+ * Child side of bench/child.ts: answers each request of the parent with what `handle` resolves to
+ * or the error it rejects with, then says it is ready.
+ */
+export function answerRequests<T>(handle: (message: T) => Promise<unknown>): void {
+  process.on('message', (message: T) => {
+    handle(message).then(
+      (result) => reply({ ok: true, result }),
+      (error: unknown) => reply({ ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+    );
+  });
+  reply({ ok: true, result: 'ready' });
+}

@@ -22,12 +22,12 @@ import { finalPiece } from '../src/metrics/gzip-stream.js';
 import { LoopCounter, serveConfig } from './serve.js';
 import { SeriesWriter, type SampleSizes } from '../src/metrics/series.js';
 import {
+  answerRequests,
   benchServerConfig,
   cpuMs,
   maxRssMb,
   median,
   percentile,
-  reply,
   type CollectorPoll,
   type ExporterRequest,
   type ExpositionFigures,
@@ -280,10 +280,4 @@ async function handle(message: ExporterRequest): Promise<unknown> {
   }
 }
 
-process.on('message', (message: ExporterRequest) => {
-  handle(message).then(
-    (result) => reply({ ok: true, result }),
-    (error: unknown) => reply({ ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
-  );
-});
-reply({ ok: true, result: 'ready' });
+answerRequests(handle);

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { prepareSources } from '../src/metrics/exposition.js';
-import { reply } from './common.js';
+import { answerRequests } from './common.js';
 
 export type GzipFloorRequest = { readonly type: 'hold'; readonly file: string } | { readonly type: 'deflate' } | { readonly type: 'exit' };
 
@@ -92,10 +92,4 @@ async function handle(message: GzipFloorRequest): Promise<unknown> {
   }
 }
 
-process.on('message', (message: GzipFloorRequest) => {
-  handle(message).then(
-    (result) => reply({ ok: true, result }),
-    (error: unknown) => reply({ ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
-  );
-});
-reply({ ok: true, result: 'ready' });
+answerRequests(handle);
