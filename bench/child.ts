@@ -2,6 +2,7 @@
 import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnv } from './common.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -24,7 +25,7 @@ export class Child {
 
   /** `execPath`: the program that runs node (a wrapper such as valgrind, given node as its first execArgv). */
   static async start(script: string, execArgv: string[] = [], execPath?: string): Promise<Child> {
-    const options: ForkOptions = { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] };
+    const options: ForkOptions = { execArgv, env: childEnv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] };
     if (execPath !== undefined) options.execPath = execPath;
     const child = new Child(fork(join(HERE, script), [], options));
     await child.next();

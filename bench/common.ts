@@ -4,6 +4,8 @@
  * side runs with, and small statistics helpers. The exporter side and the baseline each run in a
  * child process of their own, so CPU time and peak RSS are theirs alone, not the simulator's.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
 
 export type CollectorUnderTest = 'streams' | 'sessions' | 'server' | 'dvrs';
@@ -179,6 +181,29 @@ export interface ScrapeResult {
 }
 
 // --- helpers --------------------------------------------------------------------------------------
+
+/**
+ * glibc's malloc settings the exporter ships with: the MALLOC_* variables the Dockerfile's final
+ * stage sets (the systemd unit repeats them; test/deploy/systemd.test.ts holds the two together).
+ * Every process the benchmark starts runs with them, so its memory figures are the shipped
+ * exporter's. A MALLOC_* variable already in the environment wins; BENCH_MALLOC=default runs every
+ * process with glibc's own defaults instead.
+ */
+export function shippedMallocEnv(): Readonly<Record<string, string>> {
+  if (process.env.BENCH_MALLOC === 'default') return {};
+  const path = fileURLToPath(new URL('../../Dockerfile', import.meta.url));
+  const dockerfile = readFileSync(path, 'utf8');
+  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  const code = finalStage.split('\n').filter((line) => !line.trimStart().startsWith('#')).join('\n');
+  const settings = Object.fromEntries([...code.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  if (Object.keys(settings).length === 0) throw new Error(`${path}: no MALLOC_* setting in the final stage; run with BENCH_MALLOC=default to measure without`);
+  return settings;
+}
+
+/** The environment of every process the benchmark starts: this one's, with shippedMallocEnv() where it has none. */
+export function childEnv(): NodeJS.ProcessEnv {
+  return { ...shippedMallocEnv(), ...process.env };
+}
 
 /** CPU time (user + system, all threads) of this process so far, in ms. */
 export function cpuMs(): number {

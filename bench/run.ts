@@ -38,6 +38,7 @@ import { streamsSelect } from '../src/collectors/streams.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import {
   benchServerConfig,
+  childEnv,
   median,
   type BaselineWalk,
   type CollectorPoll,
@@ -440,6 +441,8 @@ async function main(): Promise<void> {
   if (unavailable) throw new Error(`--instructions: ${unavailable}`);
   const startedAt = new Date();
   console.log(`flussonic-exporter benchmark: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}), page size ${PAGE}, ${ROUNDS} measured polls per collector after ${1 + COLLECTOR_WARMUP_ROUNDS} not counted`);
+  const malloc = Object.entries(childEnv()).filter(([name]) => name.startsWith('MALLOC_')).map(([name, value]) => `${name}=${value}`).join(' ');
+  console.log(`the processes it starts run with ${malloc === '' ? "glibc's default malloc settings" : malloc} (the image's unless set in the environment; BENCH_MALLOC=default: glibc's own)`);
   const results: ScenarioResult[] = [];
   for (const scenario of scenarios) {
     const t0 = performance.now();
@@ -479,7 +482,7 @@ async function main(): Promise<void> {
   const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, targets: targetChecks }, null, 1)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, targets: targetChecks }, null, 1)}\n`,
   );
   console.log(`\nfigures written to ${file}`);
 }

@@ -119,3 +119,19 @@ describe('the unit', () => {
   });
   if (!flagsKnown) console.warn('skipping: this build has no --web.listen-address yet (branch webcfg); the unit arguments are not parsed');
 });
+
+/** The MALLOC_* settings of a text's non-comment lines: `Environment=A=1 B=2` and `ENV A=1 \` alike. */
+function mallocSettings(text: string): Record<string, string> {
+  const code = text.split('\n').filter((line) => !line.trimStart().startsWith('#')).join('\n');
+  return Object.fromEntries([...code.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+describe('environment', () => {
+  test("sets glibc's malloc as the image does (bench/common.ts measures with the image's)", () => {
+    const dockerfile = readFileSync(join(DEPLOY_DIR, '..', 'Dockerfile'), 'utf8');
+    const image = mallocSettings(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')));
+    expect(image).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
+    const environment = serviceDirectives().filter(([key]) => key === 'Environment').map(([, value]) => value);
+    expect(mallocSettings(environment.join('\n'))).toEqual(image);
+  });
+});
