@@ -182,22 +182,29 @@ export interface ScrapeResult {
 
 // --- helpers --------------------------------------------------------------------------------------
 
+/** The MALLOC_* settings a text's non-comment lines set: `ENV A=1 \` and `Environment=A=1 B=2` alike. */
+export function mallocSettings(text: string): Record<string, string> {
+  const code = text.split('\n').filter((line) => !line.trimStart().startsWith('#')).join('\n');
+  return Object.fromEntries([...code.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+let shipped: Readonly<Record<string, string>> | undefined;
+
 /**
  * glibc's malloc settings the exporter ships with: the MALLOC_* variables the Dockerfile's final
  * stage sets (the systemd unit repeats them; test/deploy/systemd.test.ts holds the two together).
  * Every process the benchmark starts runs with them, so its memory figures are the shipped
  * exporter's. A MALLOC_* variable already in the environment wins; BENCH_MALLOC=default runs every
- * process with glibc's own defaults instead.
+ * process with glibc's own defaults instead. Read once per run.
  */
 export function shippedMallocEnv(): Readonly<Record<string, string>> {
   if (process.env.BENCH_MALLOC === 'default') return {};
+  if (shipped) return shipped;
   const path = fileURLToPath(new URL('../../Dockerfile', import.meta.url));
   const dockerfile = readFileSync(path, 'utf8');
-  const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-  const code = finalStage.split('\n').filter((line) => !line.trimStart().startsWith('#')).join('\n');
-  const settings = Object.fromEntries([...code.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  const settings = mallocSettings(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')));
   if (Object.keys(settings).length === 0) throw new Error(`${path}: no MALLOC_* setting in the final stage; run with BENCH_MALLOC=default to measure without`);
-  return settings;
+  return (shipped = settings);
 }
 
 /** The environment of every process the benchmark starts: this one's, with shippedMallocEnv() where it has none. */

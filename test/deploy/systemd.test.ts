@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { mallocSettings } from '../../bench/common.js';
 import { parseCli, USAGE } from '../../src/cli.js';
 import { DEFAULTS } from '../../src/config/index.js';
 import { DEPLOY_DIR, onPath } from './manifests.js';
@@ -119,12 +120,6 @@ describe('the unit', () => {
   });
   if (!flagsKnown) console.warn('skipping: this build has no --web.listen-address yet (branch webcfg); the unit arguments are not parsed');
 });
-
-/** The MALLOC_* settings of a text's non-comment lines: `Environment=A=1 B=2` and `ENV A=1 \` alike. */
-function mallocSettings(text: string): Record<string, string> {
-  const code = text.split('\n').filter((line) => !line.trimStart().startsWith('#')).join('\n');
-  return Object.fromEntries([...code.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-}
 
 describe('environment', () => {
   test("sets glibc's malloc as the image does (bench/common.ts measures with the image's)", () => {
