@@ -296,7 +296,7 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
     await exporter.stop();
     // Polls on their own schedule, 6 s apart as in issue 9, while the 20 scrapers keep going.
     const deadlines = scenario.sessions >= 100_000 || QUICK
-      ? await measureDeadlines(sim, () => Child.start('exporter-child.js', profileArgs(`${scenario.id}-deadlines`)), scraper, { intervalMs: 6000, seconds: QUICK ? 12 : 60, pacedSeconds: QUICK ? 6 : 60, scrapers: SCRAPERS })
+      ? await measureDeadlines(sim, { startExporter: () => Child.start('exporter-child.js', profileArgs(`${scenario.id}-deadlines`)), startStaticServer: () => Child.start('static-server-child.js'), scraper }, { intervalMs: 6000, seconds: QUICK ? 12 : 60, pacedSeconds: QUICK ? 6 : 60, scrapers: SCRAPERS })
       : undefined;
     return { firstPollMs: first.wallMs, exposition, scrapeIdle, scrapeWhilePolling, polling, peakRssMb: polling.maxRssMb, wholePoll, deadlines };
   } finally {

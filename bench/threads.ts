@@ -10,8 +10,6 @@
  *    exporter CPU per server poll -> servers one core polls every 15 s, and RSS per additional
  *    server.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import { median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
@@ -121,16 +119,19 @@ export interface DeadlineFigures {
 /** The loops on a short interval, scraped by `scrapers` back to back for `seconds`, then paced for `pacedSeconds`. */
 export async function measureDeadlines(
   sim: RunningSimulator,
-  startExporter: () => Promise<ChildLike>,
-  scraper: ChildLike,
+  children: { readonly startExporter: () => Promise<ChildLike>; readonly startStaticServer: () => Promise<ChildLike>; readonly scraper: ChildLike },
   options: { readonly intervalMs: number; readonly seconds: number; readonly pacedSeconds: number; readonly scrapers: number },
 ): Promise<DeadlineFigures> {
+  const { startExporter, startStaticServer, scraper } = children;
   let figures: Omit<DeadlineFigures, 'floor' | 'floorBackToBack'>;
   const exporter = await startExporter();
   try {
     const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url, intervalMs: options.intervalMs });
     await exporter.request({ type: 'poll-all' }); // warm: the first poll meets every session as new
-    const ticker = setInterval(() => sim.advance(1000), 1000);
+    // The world moves on once per poll interval, as a real-clock simulator catches up once per
+    // poll: a step over 100,000 sessions takes 60-200 ms of this process's CPU, and stepping every
+    // second put six of them between two polls, on a 2-core machine the scrapers share.
+    const ticker = setInterval(() => sim.advance(options.intervalMs), options.intervalMs);
     try {
       await exporter.request({ type: 'start-loops' });
       const before = await exporter.request<LoopCounts>({ type: 'loop-counts' });
@@ -146,7 +147,7 @@ export async function measureDeadlines(
   } finally {
     await exporter.stop();
   }
-  const floors = await staticFloors(scraper, figures.paced.bytesPerScrape, {
+  const floors = await staticFloors(scraper, startStaticServer, figures.paced.bytesPerScrape, {
     pacedSeconds: Math.min(30, options.pacedSeconds),
     backToBackSeconds: Math.min(20, options.seconds),
     scrapers: options.scrapers,
@@ -164,26 +165,25 @@ function pacedScrapes(scraper: ChildLike, url: string, seconds: number, scrapers
   return scraper.request<ScrapeResult>({ url, concurrency: scrapers, maxRequests: 10_000_000, maxMs: seconds * 1000, gzip: true, everyMs: 1000 });
 }
 
-/** Paced, then back-to-back scrapes of a static loopback server answering every GET with `bytes` bytes from memory. */
+/**
+ * Paced, then back-to-back scrapes of a static loopback server answering every GET with `bytes`
+ * bytes from memory, in a process of its own (bench/static-server-child.ts).
+ */
 async function staticFloors(
   scraper: ChildLike,
+  startStaticServer: () => Promise<ChildLike>,
   bytes: number,
   options: { readonly pacedSeconds: number; readonly backToBackSeconds: number; readonly scrapers: number },
 ): Promise<Pick<DeadlineFigures, 'floor' | 'floorBackToBack'>> {
-  const body = Buffer.alloc(Math.max(1, Math.round(bytes)), 0x61);
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
-    res.end(body);
-  });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const server = await startStaticServer();
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const { port } = await server.request<{ port: number }>({ type: 'listen', bytes });
+    const url = `http://127.0.0.1:${port}/metrics`;
     const floor = await pacedScrapes(scraper, url, options.pacedSeconds, options.scrapers);
     const floorBackToBack = await backToBackScrapes(scraper, url, options.backToBackSeconds, options.scrapers);
     return { floor, floorBackToBack };
   } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.stop();
   }
 }
 
