@@ -7,7 +7,7 @@
  * with in-flight responses).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,15 @@ export interface SteadyFigures {
   readonly seconds: number;
   readonly intervalSeconds: number;
   readonly peakRssMb: number;
+  /**
+   * The peak's parts (/proc/<pid>/status): anonymous memory (heaps, buffers, stacks: the
+   * exporter's own) and mapped files (clean pages of the node executable and its libraries, shared
+   * with every process that maps them and dropped first under memory pressure).
+   */
+  readonly peakRssAnonMb: number;
+  readonly peakRssFileMb: number;
+  /** Resident pages of the node executable itself at the end (/proc/<pid>/smaps): they grow with the Node release. */
+  readonly executableMb: number;
   readonly endRssMb: number;
   /** Exporter CPU over the run / the run's length (1 = one core busy). */
   readonly cpuShare: number;
@@ -52,12 +61,32 @@ async function freePort(): Promise<number> {
   });
 }
 
-function procStatus(pid: number): { rssMb: number; cpuSeconds: number } {
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+interface ProcStatus {
+  readonly rssMb: number;
+  readonly anonMb: number;
+  readonly fileMb: number;
+  readonly cpuSeconds: number;
+}
+
+function procStatus(pid: number): ProcStatus {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) / 1024;
   // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): utime and stime in clock ticks (100 Hz).
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { rssMb: Number(rss?.[1] ?? 0) / 1024, cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
+  return { rssMb: kb('VmRSS'), anonMb: kb('RssAnon'), fileMb: kb('RssFile') + kb('RssShmem'), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
+}
+
+/** Resident MB of the mappings of `file` in the process (/proc/<pid>/smaps). */
+function residentOf(pid: number, file: string): number {
+  let kb = 0;
+  let inFile = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) inFile = mapping[1] === file;
+    else if (inFile && line.startsWith('Rss:')) kb += Number(/(\d+)/.exec(line)?.[1] ?? 0);
+  }
+  return kb / 1024;
 }
 
 export async function runSteady(scenario: SteadyScenario, seconds: number): Promise<SteadyFigures> {
@@ -68,15 +97,16 @@ export async function runSteady(scenario: SteadyScenario, seconds: number): Prom
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`, '--log-level', 'warn'], { env: childEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  let peak = 0;
+  let peak: ProcStatus = { rssMb: 0, anonMb: 0, fileMb: 0, cpuSeconds: 0 };
   let last = 0;
   // From the start: the first poll (every session new) is part of the run.
   let exited: string | undefined;
   child.once('exit', (code, signal) => (exited = `the exporter exited (${signal ?? code}) before the run ended`));
   const sampler = setInterval(() => {
     if (exited) return;
-    last = procStatus(child.pid!).rssMb;
-    peak = Math.max(peak, last);
+    const now = procStatus(child.pid!);
+    last = now.rssMb;
+    if (now.rssMb > peak.rssMb) peak = now;
   }, 250);
   try {
     const started = performance.now();
@@ -106,12 +136,25 @@ export async function runSteady(scenario: SteadyScenario, seconds: number): Prom
     }
     await scrape(true);
     const cpuShare = (procStatus(child.pid!).cpuSeconds - cpu0) / ((performance.now() - t0) / 1000);
+    const executableMb = residentOf(child.pid!, realpathSync(process.execPath));
     console.log(
       `steady: ${scenario.streams.toLocaleString('en')} streams / ${scenario.sessions.toLocaleString('en')} sessions polled every ${INTERVAL_S} s by \`main.js --config\` ` +
-        `(ready after ${((t0 - started) / 1000).toFixed(1)} s), then ${scrapes} scrapes over ${seconds} s: peak RSS ${Math.round(peak)} MB, at the end ${Math.round(last)} MB; ` +
-        `CPU ${(cpuShare * 100).toFixed(1)}% of a core; ${streamsExported.toLocaleString('en')} streams exported`,
+        `(ready after ${((t0 - started) / 1000).toFixed(1)} s), then ${scrapes} scrapes over ${seconds} s: peak RSS ${Math.round(peak.rssMb)} MB ` +
+        `(anonymous ${Math.round(peak.anonMb)}, mapped files ${Math.round(peak.fileMb)}; the node executable's own pages ${Math.round(executableMb)} MB at the end), ` +
+        `at the end ${Math.round(last)} MB; CPU ${(cpuShare * 100).toFixed(1)}% of a core; ${streamsExported.toLocaleString('en')} streams exported`,
     );
-    return { seconds, intervalSeconds: INTERVAL_S, peakRssMb: peak, endRssMb: last, cpuShare, scrapes, streamsExported };
+    return {
+      seconds,
+      intervalSeconds: INTERVAL_S,
+      peakRssMb: peak.rssMb,
+      peakRssAnonMb: peak.anonMb,
+      peakRssFileMb: peak.fileMb,
+      executableMb,
+      endRssMb: last,
+      cpuShare,
+      scrapes,
+      streamsExported,
+    };
   } finally {
     clearInterval(sampler);
     child.kill('SIGTERM');
