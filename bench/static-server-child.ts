@@ -1,8 +1,7 @@
 /**
  * The static server of the scrape floor (bench/threads.ts), in a process of its own: every GET
- * answered with the same `bytes` bytes from memory, nothing else running. In the benchmark's own
- * process it shared an event loop with the simulator, whose large heap is collected while the
- * floor is measured (on Node 22 that alone raised the floor's p99 from about 5 to 8-10 ms).
+ * answered with the same `bytes` bytes from memory, nothing else running: not in the benchmark's
+ * own process, whose event loop and heap are the simulator's.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -128,9 +128,10 @@ export async function measureDeadlines(
   try {
     const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url, intervalMs: options.intervalMs });
     await exporter.request({ type: 'poll-all' }); // warm: the first poll meets every session as new
-    // The world moves on once per poll interval, as a real-clock simulator catches up once per
-    // poll: a step over 100,000 sessions takes 60-200 ms of this process's CPU, and stepping every
-    // second put six of them between two polls, on a 2-core machine the scrapers share.
+    // The world moves on once per poll interval, about as often as a real-clock simulator catches
+    // up (when asked, at most once a second): a step over 100,000 sessions takes 60-200 ms of this
+    // process's CPU, and stepping every second put six of them between two polls, on a 2-core
+    // machine the scrapers share.
     const ticker = setInterval(() => sim.advance(options.intervalMs), options.intervalMs);
     try {
       await exporter.request({ type: 'start-loops' });
