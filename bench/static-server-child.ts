@@ -1,7 +1,7 @@
 /**
- * The static server of the scrape floor (bench/threads.ts), in a process of its own: every GET
- * answered with the same `bytes` bytes from memory, nothing else running: not in the benchmark's
- * own process, whose event loop and heap are the simulator's.
+ * The static server of the scrape floor (bench/threads.ts): every GET answered with the same
+ * `bytes` bytes from memory. It runs in a process of its own, apart from the benchmark's process,
+ * whose event loop and heap are the simulator's.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
