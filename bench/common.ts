@@ -188,6 +188,11 @@ export function mallocSettings(text: string): Record<string, string> {
   return Object.fromEntries([...code.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
 }
 
+/** The MALLOC_* settings of a Dockerfile's final stage (the image that runs). */
+export function imageMallocSettings(dockerfile: string): Record<string, string> {
+  return mallocSettings(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')));
+}
+
 let shipped: Readonly<Record<string, string>> | undefined;
 
 /**
@@ -201,8 +206,7 @@ export function shippedMallocEnv(): Readonly<Record<string, string>> {
   if (process.env.BENCH_MALLOC === 'default') return {};
   if (shipped) return shipped;
   const path = fileURLToPath(new URL('../../Dockerfile', import.meta.url));
-  const dockerfile = readFileSync(path, 'utf8');
-  const settings = mallocSettings(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')));
+  const settings = imageMallocSettings(readFileSync(path, 'utf8'));
   if (Object.keys(settings).length === 0) throw new Error(`${path}: no MALLOC_* setting in the final stage; run with BENCH_MALLOC=default to measure without`);
   return (shipped = settings);
 }

@@ -61,20 +61,24 @@ async function freePort(): Promise<number> {
   });
 }
 
-interface ProcStatus {
+interface Memory {
   readonly rssMb: number;
   readonly anonMb: number;
   readonly fileMb: number;
-  readonly cpuSeconds: number;
 }
 
-function procStatus(pid: number): ProcStatus {
+/** The process's resident memory and its parts, from /proc/<pid>/status. */
+function memory(pid: number): Memory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) / 1024;
-  // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): utime and stime in clock ticks (100 Hz).
+  const mb = (field: RegExp) => Number(field.exec(status)?.[1] ?? 0) / 1024;
+  return { rssMb: mb(/^VmRSS:\s+(\d+) kB/m), anonMb: mb(/^RssAnon:\s+(\d+) kB/m), fileMb: mb(/^RssFile:\s+(\d+) kB/m) + mb(/^RssShmem:\s+(\d+) kB/m) };
+}
+
+/** The process's CPU time so far: fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name), utime and stime in clock ticks (100 Hz). */
+function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { rssMb: kb('VmRSS'), anonMb: kb('RssAnon'), fileMb: kb('RssFile') + kb('RssShmem'), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100 };
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Resident MB of the mappings of `file` in the process (/proc/<pid>/smaps). */
@@ -97,14 +101,14 @@ export async function runSteady(scenario: SteadyScenario, seconds: number): Prom
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`, '--log-level', 'warn'], { env: childEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  let peak: ProcStatus = { rssMb: 0, anonMb: 0, fileMb: 0, cpuSeconds: 0 };
+  let peak: Memory = { rssMb: 0, anonMb: 0, fileMb: 0 };
   let last = 0;
   // From the start: the first poll (every session new) is part of the run.
   let exited: string | undefined;
   child.once('exit', (code, signal) => (exited = `the exporter exited (${signal ?? code}) before the run ended`));
   const sampler = setInterval(() => {
     if (exited) return;
-    const now = procStatus(child.pid!);
+    const now = memory(child.pid!);
     last = now.rssMb;
     if (now.rssMb > peak.rssMb) peak = now;
   }, 250);
@@ -117,7 +121,7 @@ export async function runSteady(scenario: SteadyScenario, seconds: number): Prom
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     if (exited) throw new Error(exited);
-    const cpu0 = procStatus(child.pid!).cpuSeconds;
+    const cpu0 = cpuSeconds(child.pid!);
     const t0 = performance.now();
     let scrapes = 0;
     let streamsExported = 0;
@@ -135,7 +139,7 @@ export async function runSteady(scenario: SteadyScenario, seconds: number): Prom
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     await scrape(true);
-    const cpuShare = (procStatus(child.pid!).cpuSeconds - cpu0) / ((performance.now() - t0) / 1000);
+    const cpuShare = (cpuSeconds(child.pid!) - cpu0) / ((performance.now() - t0) / 1000);
     const executableMb = residentOf(child.pid!, realpathSync(process.execPath));
     console.log(
       `steady: ${scenario.streams.toLocaleString('en')} streams / ${scenario.sessions.toLocaleString('en')} sessions polled every ${INTERVAL_S} s by \`main.js --config\` ` +

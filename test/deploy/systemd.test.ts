@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { mallocSettings } from '../../bench/common.js';
+import { imageMallocSettings, mallocSettings } from '../../bench/common.js';
 import { parseCli, USAGE } from '../../src/cli.js';
 import { DEFAULTS } from '../../src/config/index.js';
 import { DEPLOY_DIR, onPath } from './manifests.js';
@@ -123,8 +123,7 @@ describe('the unit', () => {
 
 describe('environment', () => {
   test("sets glibc's malloc as the image does (bench/common.ts measures with the image's)", () => {
-    const dockerfile = readFileSync(join(DEPLOY_DIR, '..', 'Dockerfile'), 'utf8');
-    const image = mallocSettings(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')));
+    const image = imageMallocSettings(readFileSync(join(DEPLOY_DIR, '..', 'Dockerfile'), 'utf8'));
     expect(image).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
     const environment = serviceDirectives().filter(([key]) => key === 'Environment').map(([, value]) => value);
     expect(mallocSettings(environment.join('\n'))).toEqual(image);
