@@ -211,6 +211,15 @@ export function shippedMallocEnv(): Readonly<Record<string, string>> {
   return (shipped = settings);
 }
 
+/**
+ * Node flags of every exporter process the benchmark starts (not of the baselines, the scrapers or
+ * the simulator): BENCH_EXPORTER_FLAGS, e.g. "--trace-gc", or a V8 setting to compare with and
+ * without. Every phase uses them: whole poll, serve, deadlines, fleet, instructions and steady.
+ */
+export function exporterNodeFlags(): string[] {
+  return (process.env.BENCH_EXPORTER_FLAGS ?? '').split(' ').filter((f) => f !== '');
+}
+
 /** The environment of every process the benchmark starts: this one's, with shippedMallocEnv() where it has none. */
 export function childEnv(): NodeJS.ProcessEnv {
   return { ...shippedMallocEnv(), ...process.env };

@@ -32,7 +32,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSimulator } from '../src/simulator/index.js';
-import { median, type LoopCounts } from './common.js';
+import { exporterNodeFlags, median, type LoopCounts } from './common.js';
 import { Child } from './child.js';
 import type { HeldText } from './gzip-floor-child.js';
 
@@ -88,13 +88,13 @@ export async function measureInstructions(
 ): Promise<InstructionFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'flussonic-bench-callgrind-'));
   const children: Child[] = [];
-  const start = async (script: string) => {
-    const child = await Child.start(script, ['--tool=callgrind', '-q', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath], 'valgrind');
+  const start = async (script: string, nodeFlags: readonly string[] = []) => {
+    const child = await Child.start(script, ['--tool=callgrind', '-q', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath, ...nodeFlags], 'valgrind');
     children.push(child);
     return child;
   };
   try {
-    const exporter = await start('exporter-child.js');
+    const exporter = await start('exporter-child.js', exporterNodeFlags());
     // Each baseline in a process of its own, as in the CPU phase: neither meets the other's heap.
     const baselines = { undici: await start('baseline-child.js'), fetch: await start('baseline-child.js') };
     const { port } = await exporter.request<{ port: number }>({ type: 'init-serve', url: sim.url, intervalMs: COUNTED_INTERVAL_MS });

@@ -39,6 +39,7 @@ import { startSimulator, type RunningSimulator } from '../src/simulator/index.js
 import {
   benchServerConfig,
   childEnv,
+  exporterNodeFlags,
   median,
   type BaselineWalk,
   type CollectorPoll,
@@ -168,13 +169,13 @@ function fleetSizes(flag: string | undefined): readonly [number, number] {
 }
 
 /**
- * Node flags of the exporter children: BENCH_EXPORTER_FLAGS (e.g. "--trace-gc"), plus --cpu-prof with --profile.
+ * Node flags of the exporter children: exporterNodeFlags() (BENCH_EXPORTER_FLAGS), plus --cpu-prof with --profile.
  * Each child gets a directory of its own: every thread (main and workers) writes a profile, under
  * Node's default name, which tells the threads apart; one fixed name would have each thread
  * overwrite the last.
  */
 function profileArgs(label: string): string[] {
-  const extra = (process.env.BENCH_EXPORTER_FLAGS ?? '').split(' ').filter((f) => f !== '');
+  const extra = exporterNodeFlags();
   if (!PROFILE) return extra;
   const dir = join(RESULTS, 'profiles', label);
   mkdirSync(dir, { recursive: true });
@@ -443,6 +444,8 @@ async function main(): Promise<void> {
   console.log(`flussonic-exporter benchmark: node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}), page size ${PAGE}, ${ROUNDS} measured polls per collector after ${1 + COLLECTOR_WARMUP_ROUNDS} not counted`);
   const malloc = Object.entries(childEnv()).filter(([name]) => name.startsWith('MALLOC_')).map(([name, value]) => `${name}=${value}`).join(' ');
   console.log(`the processes it starts run with ${malloc === '' ? "glibc's default malloc settings" : malloc} (the image's unless set in the environment; BENCH_MALLOC=default: glibc's own)`);
+  const nodeFlags = exporterNodeFlags().join(' ');
+  if (nodeFlags !== '') console.log(`the exporter's processes run node with ${nodeFlags} (BENCH_EXPORTER_FLAGS)`);
   const results: ScenarioResult[] = [];
   for (const scenario of scenarios) {
     const t0 = performance.now();
@@ -482,7 +485,7 @@ async function main(): Promise<void> {
   const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, targets: targetChecks }, null, 1)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, exporterNodeFlags: nodeFlags, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, targets: targetChecks }, null, 1)}\n`,
   );
   console.log(`\nfigures written to ${file}`);
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startSimulator } from '../src/simulator/index.js';
-import { childEnv } from './common.js';
+import { childEnv, exporterNodeFlags } from './common.js';
 
 /** What runs: the stats shape and the size of the one simulated server. */
 export interface SteadyScenario {
@@ -99,7 +99,7 @@ export async function runSteady(scenario: SteadyScenario, seconds: number): Prom
   const config = join(dir, 'config.yaml');
   writeFileSync(config, `servers:\n  - name: edge-1\n    url: ${JSON.stringify(sim.url)}\n    poll_interval: ${INTERVAL_S}s\n`);
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`, '--log-level', 'warn'], { env: childEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...exporterNodeFlags(), MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`, '--log-level', 'warn'], { env: childEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   let peak: Memory = { rssMb: 0, anonMb: 0, fileMb: 0 };
   let last = 0;
