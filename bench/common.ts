@@ -138,8 +138,8 @@ export interface BaselineRequest {
   readonly limit: number;
   /**
    * How the pages are fetched: `undici` (default), undici's Pool.request on keep-alive
-   * connections, as the exporter itself fetches; `fetch`, Node's global fetch() and res.json(), as
-   * a plain client of the API would.
+   * connections, as the exporter itself fetches; `fetch`, Node's global fetch() and JSON.parse of
+   * the body text, as a plain client of the API would (the whole-poll target's baseline).
    */
   readonly client?: 'undici' | 'fetch';
 }

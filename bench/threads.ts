@@ -2,7 +2,8 @@
  * Benchmark phases of the threaded exporter (bench/run.ts runs them):
  *  - whole poll: the exporter process's CPU (every thread: collect, render, deflate, hand-over)
  *    per poll of one server, against two baselines fetching the same pages (the streams, sessions
- *    and server walks of the default collectors): undici + JSON.parse, and fetch() + res.json();
+ *    and server walks of the default collectors): fetch() + JSON.parse (the target's baseline, as
+ *    the brief and issue 9 name it) and undici + JSON.parse (a stricter reading);
  *  - deadlines: the poll loops on their own schedule with a short interval (6 s) while 20 scrapers
  *    hit /metrics: polls that failed their deadline, and the scrapes' latency beside a static
  *    server's (the floor of this machine);
@@ -37,12 +38,15 @@ export interface AgainstBaseline {
 export interface WholePollFigures {
   readonly cpuMs: number;
   /**
-   * Against undici's Pool.request + JSON.parse: the exporter's own HTTP client, the stricter
-   * baseline, and the one issue 9's figures were measured against (its target).
+   * Against Node's global fetch() + JSON.parse: what a plain client of the API spends, and the
+   * baseline the brief and issue 9 name. The whole-poll target (<= 1.6 x) is read against it.
+   */
+  readonly fetch: AgainstBaseline;
+  /**
+   * Against undici's Pool.request + JSON.parse: the exporter's own HTTP client, a stricter
+   * reading printed beside the target (issue 9's "2.75 x today" was measured against it).
    */
   readonly undici: AgainstBaseline;
-  /** Against Node's global fetch() + res.json(): what a plain client of the API spends. */
-  readonly fetch: AgainstBaseline;
   readonly wallMs: number;
   /** Rounds measured, after `warmup` rounds not counted. */
   readonly rounds: number;
@@ -276,7 +280,7 @@ async function watchSchedule(sim: RunningSimulator, startExporter: () => Promise
 export function printThreads(serve: { readonly wholePoll: WholePollFigures; readonly deadlines: DeadlineFigures | undefined; readonly exposition: ExpositionFigures }): void {
   const w = serve.wholePoll;
   console.log(`whole poll, exporter process CPU (all threads) ${w.cpuMs.toFixed(1)} ms (wall ${Math.round(w.wallMs)} ms; medians of ${w.rounds} rounds after ${w.warmup} not counted), against the same requests made`);
-  for (const [label, b] of [['with undici (Pool.request) + JSON.parse', w.undici], ['with fetch() + res.json()', w.fetch]] as const) {
+  for (const [label, b] of [['with fetch() + JSON.parse (the target: <= 1.6 x)', w.fetch], ['with undici (Pool.request) + JSON.parse (stricter)', w.undici]] as const) {
     const r = b.roundRatio;
     console.log(`  ${label}: ${b.baselineCpuMs.toFixed(1)} ms, x${b.cpuRatio.toFixed(2)}; round by round median x${r.median.toFixed(2)} (x${r.min.toFixed(2)}-x${r.max.toFixed(2)})`);
   }
