@@ -7,8 +7,9 @@
  * Both baselines of the CPU phase (bench/threads.ts) are counted: fetch() + JSON.parse, which the
  * brief and issue 9 name, and undici + JSON.parse. These counts are a reading beside the targets,
  * not one of them: the target is CPU. A count misses what a program loses to stalls, and the two
- * baselines differ there: over the same walks fetch() ran 30% more instructions than undici but
- * 50% more user CPU time (user 210 against 140 ms a poll, system 24 against 34 ms).
+ * baselines differ there: over the same walks (flat, 10k streams / 100k sessions) fetch() ran 30%
+ * more instructions than undici but took 50% more user CPU time (user 210 against 140 ms a poll,
+ * system 24 against 34 ms).
  *
  * Why: on this machine (2 vCPUs under KVM) the baseline's CPU time for the same requests moved
  * between 136 and 262 ms from run to run, the exporter's between 327 and 460, and not together;
