@@ -3,11 +3,13 @@
  * shared upstream HTTP layer (src/upstream/http.ts: pool, deadlines, body cap, errors, stats) and
  * cursor walk (src/upstream/walk.ts). This file only knows Flussonic's conventions: the API
  * prefix, Basic or Bearer auth, and the collection query (`limit`, `select`, filters, `sort`,
- * then `cursor`; the items under the collection's own name).
+ * then `cursor`; the items under the collection's own name). The `limit` is `page_size`, or less
+ * for collections of large items (src/upstream/page-size.ts).
  */
 import type { Logger } from 'pino';
 import type { Credentials, ServerConfig } from '../config/types.js';
 import { UpstreamHttp } from '../upstream/http.js';
+import { PageSize } from '../upstream/page-size.js';
 import { cursorWalk } from '../upstream/walk.js';
 import type { ApiStats, FlussonicApi, JsonObject, WalkOptions } from './api.js';
 
@@ -23,6 +25,8 @@ export interface FlussonicClientOptions {
 export class FlussonicClient implements FlussonicApi {
   private readonly http: UpstreamHttp;
   private readonly apiPrefix: string;
+  /** The page size of each collection and select walked so far (a handful: one per collector's walk). */
+  private readonly pageSizes = new Map<string, PageSize>();
 
   constructor(private readonly options: FlussonicClientOptions) {
     const { config } = options;
@@ -50,6 +54,7 @@ export class FlussonicClient implements FlussonicApi {
   walk(collection: string, options: WalkOptions, signal: AbortSignal): AsyncGenerator<JsonObject[], void, undefined> {
     const endpoint = collection.startsWith('/') ? collection : `/${collection}`;
     const itemsKey = endpoint.slice(endpoint.lastIndexOf('/') + 1);
+    const pageSize = this.pageSizeOf(endpoint, options.select);
     return cursorWalk(
       this.http,
       {
@@ -58,12 +63,23 @@ export class FlussonicClient implements FlussonicApi {
         itemsKey,
         key: options.key,
         dedupe: options.dedupe,
-        query: collectionQuery(this.options.config.pageSize, options),
+        query: collectionQuery(pageSize.limit, options),
         maxPages: this.options.config.maxPages,
         onDuplicates: (dropped, pages) => this.options.log?.debug({ endpoint, dropped, pages }, 'cursor walk dropped items already seen on an earlier page'),
+        onEnd: (bytes, items) => pageSize.learn(bytes, items),
       },
       signal,
     );
+  }
+
+  private pageSizeOf(endpoint: string, select: readonly string[]): PageSize {
+    const key = `${endpoint}?${select.join(',')}`;
+    let pageSize = this.pageSizes.get(key);
+    if (!pageSize) {
+      pageSize = new PageSize(this.options.config.pageSize);
+      this.pageSizes.set(key, pageSize);
+    }
+    return pageSize;
   }
 
   /** Closes the keep-alive pool after in-flight requests end (abort them first). */

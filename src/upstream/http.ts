@@ -26,6 +26,12 @@ import type { ApiStats, JsonObject } from '../flussonic/api.js';
 
 export type Query = Readonly<Record<string, string>>;
 
+/** A parsed JSON object and the size of the body it came from. */
+export interface JsonPage {
+  readonly body: JsonObject;
+  readonly bytes: number;
+}
+
 export interface UpstreamHttpOptions {
   /** Configured target name (`edge-1`): in every error. */
   readonly target: string;
@@ -101,6 +107,11 @@ export class UpstreamHttp {
    * poll's signal has fired.
    */
   async getJson(endpoint: string, path: string, query: Query | undefined, signal: AbortSignal): Promise<JsonObject> {
+    return (await this.getPage(endpoint, path, query, signal)).body;
+  }
+
+  /** getJson(), with the byte size of the body (for a walk's page size: src/upstream/page-size.ts). */
+  async getPage(endpoint: string, path: string, query: Query | undefined, signal: AbortSignal): Promise<JsonPage> {
     const fullPath = this.basePath + path + encodeQuery(query);
     try {
       return await this.attempt(endpoint, fullPath, signal);
@@ -126,7 +137,7 @@ export class UpstreamHttp {
     await this.pool.destroy();
   }
 
-  private async attempt(endpoint: string, fullPath: string, signal: AbortSignal): Promise<JsonObject> {
+  private async attempt(endpoint: string, fullPath: string, signal: AbortSignal): Promise<JsonPage> {
     const { stats, timeoutMs, maxResponseBytes } = this.options;
     // Not sent, so not counted: the poll is already over.
     if (signal.aborted) throw new Failure(this.abortedError(endpoint, signal, undefined));
@@ -201,7 +212,7 @@ export class UpstreamHttp {
         if (cause instanceof Failure) throw cause;
         throw noResponse(cause, bytes);
       }
-      return this.parse(endpoint, chunks, bytes);
+      return { body: this.parse(endpoint, chunks, bytes), bytes };
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onOuterAbort);

@@ -16,12 +16,12 @@
  */
 import { CursorLoopError, UpstreamError, UpstreamShapeError } from '../errors.js';
 import type { JsonObject } from '../flussonic/api.js';
-import { jsonTypeOf, type Query } from './http.js';
+import { jsonTypeOf, type JsonPage, type Query } from './http.js';
 
 /** What a walk needs from the HTTP layer: UpstreamHttp provides it. */
 export interface PageSource {
   readonly target: string;
-  getJson(endpoint: string, path: string, query: Query | undefined, signal: AbortSignal): Promise<JsonObject>;
+  getPage(endpoint: string, path: string, query: Query | undefined, signal: AbortSignal): Promise<JsonPage>;
   countError(endpoint: string, reason: UpstreamError['reason']): void;
 }
 
@@ -46,6 +46,11 @@ export interface CursorWalkOptions {
   readonly maxPages: number;
   /** Told how many duplicates were dropped, once at the end of a walk that dropped some. */
   readonly onDuplicates?: (dropped: number, pages: number) => void;
+  /**
+   * Told the bytes and items of every page read, once when the walk ends, cut short or not
+   * (the page size of the next walk is learned from them: src/upstream/page-size.ts).
+   */
+  readonly onEnd?: (bytes: number, items: number) => void;
 }
 
 export async function* cursorWalk(source: PageSource, options: CursorWalkOptions, signal: AbortSignal): AsyncGenerator<JsonObject[], void, undefined> {
@@ -58,6 +63,8 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
   let cursor: string | undefined;
   let pages = 0;
   let duplicates = 0;
+  let bytes = 0;
+  let itemsRead = 0;
 
   const stop = (error: UpstreamError): UpstreamError => {
     source.countError(endpoint, error.reason);
@@ -66,48 +73,54 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
   const loop = (message: string) => stop(new CursorLoopError('cursor_loop', source.target, endpoint, message));
   const shape = (message: string) => stop(new UpstreamShapeError('shape', source.target, endpoint, message));
 
-  for (;;) {
-    const query = cursor === undefined ? options.query : { ...options.query, [cursorParam]: cursor };
-    const page = await source.getJson(endpoint, options.path, query, signal);
-    pages++;
+  try {
+    for (;;) {
+      const query = cursor === undefined ? options.query : { ...options.query, [cursorParam]: cursor };
+      const { body: page, bytes: pageBytes } = await source.getPage(endpoint, options.path, query, signal);
+      pages++;
+      bytes += pageBytes;
 
-    const items = page[itemsKey];
-    if (!Array.isArray(items)) throw shape(`page ${pages}: expected an array under "${itemsKey}", got ${jsonTypeOf(items)}`);
-    const next = page[nextKey];
-    if (next !== undefined && next !== null && typeof next !== 'string') {
-      throw shape(`page ${pages}: expected "${nextKey}" to be a string or null, got ${jsonTypeOf(next)}`);
-    }
-
-    // Keep the page's own array when it holds nothing seen before (the common case): no copy.
-    let fresh: JsonObject[] | undefined;
-    for (let i = 0; i < items.length; i++) {
-      const item: unknown = items[i];
-      if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-        throw shape(`page ${pages}: item ${i} of "${itemsKey}" is ${jsonTypeOf(item)}, expected an object`);
+      const items = page[itemsKey];
+      if (!Array.isArray(items)) throw shape(`page ${pages}: expected an array under "${itemsKey}", got ${jsonTypeOf(items)}`);
+      itemsRead += items.length;
+      const next = page[nextKey];
+      if (next !== undefined && next !== null && typeof next !== 'string') {
+        throw shape(`page ${pages}: expected "${nextKey}" to be a string or null, got ${jsonTypeOf(next)}`);
       }
-      if (!dedupe) continue;
-      const id = (item as JsonObject)[key];
-      // Items without a usable key cannot be de-duplicated; they pass, and the collector reports them.
-      const isDuplicate = (typeof id === 'string' || typeof id === 'number') && seenKeys.has(id);
-      if (isDuplicate) {
-        duplicates++;
-        if (!fresh) fresh = (items as JsonObject[]).slice(0, i);
-        continue;
-      }
-      if (typeof id === 'string' || typeof id === 'number') seenKeys.add(id);
-      if (fresh) fresh.push(item as JsonObject);
-    }
-    const added = fresh ?? (items as JsonObject[]);
-    if (added.length > 0) yield added;
 
-    if (next === undefined || next === null || next === '') break;
-    if (added.length === 0) {
-      throw loop(`page ${pages} added ${dedupe ? 'no new items' : 'no items'} while "${nextKey}" is still set (no progress)`);
+      // Keep the page's own array when it holds nothing seen before (the common case): no copy.
+      let fresh: JsonObject[] | undefined;
+      for (let i = 0; i < items.length; i++) {
+        const item: unknown = items[i];
+        if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+          throw shape(`page ${pages}: item ${i} of "${itemsKey}" is ${jsonTypeOf(item)}, expected an object`);
+        }
+        if (!dedupe) continue;
+        const id = (item as JsonObject)[key];
+        // Items without a usable key cannot be de-duplicated; they pass, and the collector reports them.
+        const isDuplicate = (typeof id === 'string' || typeof id === 'number') && seenKeys.has(id);
+        if (isDuplicate) {
+          duplicates++;
+          if (!fresh) fresh = (items as JsonObject[]).slice(0, i);
+          continue;
+        }
+        if (typeof id === 'string' || typeof id === 'number') seenKeys.add(id);
+        if (fresh) fresh.push(item as JsonObject);
+      }
+      const added = fresh ?? (items as JsonObject[]);
+      if (added.length > 0) yield added;
+
+      if (next === undefined || next === null || next === '') break;
+      if (added.length === 0) {
+        throw loop(`page ${pages} added ${dedupe ? 'no new items' : 'no items'} while "${nextKey}" is still set (no progress)`);
+      }
+      if (seenCursors.has(next)) throw loop(`page ${pages} returned a cursor already followed in this walk (repeated cursor)`);
+      if (pages >= maxPages) throw loop(`page cap of ${maxPages} pages reached with "${nextKey}" still set (walk does not end)`);
+      seenCursors.add(next);
+      cursor = next;
     }
-    if (seenCursors.has(next)) throw loop(`page ${pages} returned a cursor already followed in this walk (repeated cursor)`);
-    if (pages >= maxPages) throw loop(`page cap of ${maxPages} pages reached with "${nextKey}" still set (walk does not end)`);
-    seenCursors.add(next);
-    cursor = next;
+  } finally {
+    options.onEnd?.(bytes, itemsRead);
   }
   if (duplicates > 0) options.onDuplicates?.(duplicates, pages);
 }

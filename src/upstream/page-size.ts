@@ -1,0 +1,51 @@
+/**
+ * How many items a walk of one collection asks for per page (`limit`): `page_size`, or the largest
+ * of its halves (a half, a quarter, ... down to a sixteenth) whose pages stay within
+ * PAGE_BYTES_GOAL of JSON, judged by the bytes per item of the previous walk of the same
+ * collection and select. The first walk after start asks for `page_size`.
+ *
+ * Why bytes matter: a page is parsed whole and its objects stay alive until the page is mapped. A
+ * poll worker's young generation is small (WORKER_YOUNG_GENERATION_MB, kept small for memory), and
+ * a page whose parsed tree outgrows it is copied by every scavenge during the page, promoted, and
+ * collected again by a mark-compact. Nested stream items (Flussonic since 2025: `stats.input` and
+ * `inputs` both carry media_info, and a select cannot reach below an array) take 2.2 KB of JSON
+ * each, so 1,000 make a 2.2 MB page, and the nested poll of 10,000 streams spent a quarter of its
+ * CPU in GC. Pages of 500 such items took a fifth off the poll; flat items (0.8 KB) keep their
+ * 1,000 (pages of 250 saved them nothing). See docs/cardinality.md, twentieth pass.
+ *
+ * Halves, not any number: the limit stays the same from poll to poll while the items' size moves
+ * a little with the data, so the requests a target sees are steady.
+ *
+ * The limit may change between walks without harm: Flussonic's cursor encodes the sort values of
+ * the last item of a page, not the page size (API description, cursor paging).
+ */
+
+/** Pages are kept within this much JSON when the items allow. */
+export const PAGE_BYTES_GOAL = 1.5 * 1024 * 1024;
+
+/** Pages never shrink below page_size / 2^MAX_HALVINGS: at most 16 times the pages of page_size. */
+const MAX_HALVINGS = 4;
+
+export class PageSize {
+  private bytesPerItem = 0;
+
+  constructor(
+    /** The configured `page_size`: the most items a page asks for. */
+    readonly maxItems: number,
+    readonly goalBytes: number = PAGE_BYTES_GOAL,
+  ) {}
+
+  /** The `limit` of the next walk's pages. */
+  get limit(): number {
+    let limit = this.maxItems;
+    for (let halvings = 0; halvings < MAX_HALVINGS && limit > 1 && limit * this.bytesPerItem > this.goalBytes; halvings++) {
+      limit = Math.max(1, Math.floor(limit / 2));
+    }
+    return limit;
+  }
+
+  /** Learns from a walk that read `items` items in `bytes` bytes of JSON (nothing from an empty one). */
+  learn(bytes: number, items: number): void {
+    if (items > 0 && Number.isFinite(bytes) && bytes >= 0) this.bytesPerItem = bytes / items;
+  }
+}
