@@ -86,7 +86,8 @@ const GZIP_WARMUP_ROUNDS = 2;
 
 export async function measureInstructions(
   sim: RunningSimulator,
-  walks: readonly unknown[],
+  /** The baseline's walks, asked for each round (see measureWholePoll()). */
+  walks: () => readonly unknown[],
   rounds: number,
   warmup: number,
 ): Promise<InstructionFigures> {
@@ -111,7 +112,7 @@ export async function measureInstructions(
       for (const client of ['undici', 'fetch'] as const) {
         const baseline = baselines[client];
         const baselineIr = await countedWork(baseline, dir, async () => {
-          for (const walk of walks) await baseline.request({ ...(walk as object), client });
+          for (const walk of walks()) await baseline.request({ ...(walk as object), client });
         });
         if (counted) perRound[client].push(baselineIr / 1e6);
       }

@@ -152,9 +152,25 @@ function requestOf(collector: CollectorUnderTest): { path: string; select?: read
   }
 }
 
-/** The pages of one whole poll at default settings, as the baseline children fetch them. */
+/** The pages of one whole poll at default settings, as the baseline children fetch them (read anew each round). */
 function wholePollWalks(sim: RunningSimulator): readonly unknown[] {
-  return (['streams', 'sessions', 'server'] as const).map((c) => ({ type: 'walk', url: sim.url, ...requestOf(c), limit: PAGE }));
+  return (['streams', 'sessions', 'server'] as const).map((c) => baselineWalk(sim, c));
+}
+
+/**
+ * One collector's walk as a baseline child makes it: the collector's path and select, with the
+ * `limit` the exporter asked for in its latest walk of that path (the simulator's request log,
+ * told apart by the exporter's user agent). The exporter asks for fewer items a page when they are
+ * large (src/upstream/page-size.ts: nested streams from the second poll on), and the baseline
+ * replays the same requests; before the exporter's first walk, the configured page size.
+ */
+function baselineWalk(sim: RunningSimulator, collector: CollectorUnderTest): { type: 'walk'; url: string; path: string; select?: readonly string[]; limit: number } {
+  const request = requestOf(collector);
+  const apiPath = request.path;
+  const latest = sim.requests
+    .entries()
+    .findLast((r) => r.apiPath === apiPath && r.headers['user-agent']?.startsWith('flussonic-exporter') === true && r.query.limit !== undefined);
+  return { type: 'walk', url: sim.url, ...request, limit: latest ? Number(latest.query.limit) : PAGE };
 }
 
 /** The two fleet sizes of --fleet=S,L (see FLEET_SIZES). */
@@ -203,8 +219,7 @@ async function measureCollector(sim: RunningSimulator, scenario: Scenario, colle
   const exporter = await Child.start('exporter-child.js', profileArgs(`${scenario.id}-${collector}`));
   try {
     await exporter.request({ type: 'init-collector', url: sim.url, collector });
-    const { path, select } = requestOf(collector);
-    const walk = { type: 'walk', url: sim.url, path, select, limit: PAGE };
+    const { select } = requestOf(collector);
     const polls: CollectorPoll[] = [];
     const baselines: BaselineWalk[] = [];
     let first: CollectorPoll | undefined;
@@ -214,6 +229,7 @@ async function measureCollector(sim: RunningSimulator, scenario: Scenario, colle
       // Alternate who goes first, so neither always meets the simulator's freshly stepped state.
       let poll: CollectorPoll;
       let base: BaselineWalk;
+      const walk = baselineWalk(sim, collector);
       if (round % 2 === 0) {
         poll = await exporter.request<CollectorPoll>({ type: 'poll' });
         base = await baseline.request<BaselineWalk>(walk);
@@ -227,7 +243,7 @@ async function measureCollector(sim: RunningSimulator, scenario: Scenario, colle
         baselines.push(base);
       }
     }
-    const unselected = select ? await baseline.request<BaselineWalk>({ ...walk, select: undefined }) : undefined;
+    const unselected = select ? await baseline.request<BaselineWalk>({ ...baselineWalk(sim, collector), select: undefined }) : undefined;
     const m = {
       wallMs: median(polls.map((p) => p.wallMs)),
       cpuMs: median(polls.map((p) => p.cpuMs)),
@@ -274,7 +290,7 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
     const baselines = { undici: await Child.start('baseline-child.js'), fetch: await Child.start('baseline-child.js') };
     let wholePoll: WholePollFigures;
     try {
-      wholePoll = await measureWholePoll(sim, exporter, baselines, wholePollWalks(sim), QUICK ? 3 : Math.max(9, ROUNDS + 2), QUICK ? 1 : WHOLE_POLL_WARMUP_ROUNDS);
+      wholePoll = await measureWholePoll(sim, exporter, baselines, () => wholePollWalks(sim), QUICK ? 3 : Math.max(9, ROUNDS + 2), QUICK ? 1 : WHOLE_POLL_WARMUP_ROUNDS);
     } finally {
       await Promise.all([baselines.undici.stop(), baselines.fetch.stop()]);
     }
@@ -481,7 +497,7 @@ async function main(): Promise<void> {
         await baseline.stop();
       }
       const serve = SERVE ? await measureServe(sim, scenario) : undefined;
-      const instructions = INSTRUCTIONS ? await measureInstructions(sim, wholePollWalks(sim), QUICK ? 2 : INSTRUCTIONS_ROUNDS, QUICK ? 1 : INSTRUCTIONS_WARMUP_ROUNDS) : undefined;
+      const instructions = INSTRUCTIONS ? await measureInstructions(sim, () => wholePollWalks(sim), QUICK ? 2 : INSTRUCTIONS_ROUNDS, QUICK ? 1 : INSTRUCTIONS_WARMUP_ROUNDS) : undefined;
       results.push({ scenario, collectors, serve, instructions });
       printScenario(scenario, collectors, serve, instructions);
       console.log(`(scenario took ${f0((performance.now() - t0) / 1000)} s)`);

@@ -65,7 +65,8 @@ export async function measureWholePoll(
   sim: RunningSimulator,
   exporter: ChildLike,
   baselines: { readonly undici: ChildLike; readonly fetch: ChildLike },
-  walks: readonly unknown[],
+  /** The baseline's walks, asked for each round (their page sizes follow the exporter's: see baselineWalk() in run.ts). */
+  walks: () => readonly unknown[],
   rounds: number,
   warmup: number,
 ): Promise<WholePollFigures> {
@@ -75,7 +76,7 @@ export async function measureWholePoll(
   const baselineRound = async (counted: boolean, order: readonly ('undici' | 'fetch')[]) => {
     for (const client of order) {
       let ms = 0;
-      for (const walk of walks) ms += (await baselines[client].request<BaselineWalk>({ ...(walk as object), client })).cpuMs;
+      for (const walk of walks()) ms += (await baselines[client].request<BaselineWalk>({ ...(walk as object), client })).cpuMs;
       if (counted) base[client].push(ms);
     }
   };
