@@ -7,8 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
+import type { RequestRecord } from '../src/simulator/index.js';
 
 export type CollectorUnderTest = 'streams' | 'sessions' | 'server' | 'dvrs';
+
+/** A request the exporter made, among those the simulator logged (the baselines send no such user agent). */
+export function isExporterRequest(record: RequestRecord): boolean {
+  return record.headers['user-agent']?.startsWith('flussonic-exporter') === true;
+}
 
 /**
  * The server config of the exporter side, made by the config loader itself so that every default

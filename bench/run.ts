@@ -40,6 +40,7 @@ import {
   benchServerConfig,
   childEnv,
   exporterNodeFlags,
+  isExporterRequest,
   median,
   type BaselineWalk,
   type CollectorPoll,
@@ -169,7 +170,7 @@ function baselineWalk(sim: RunningSimulator, collector: CollectorUnderTest): { t
   const apiPath = request.path;
   const latest = sim.requests
     .entries()
-    .findLast((r) => r.apiPath === apiPath && r.headers['user-agent']?.startsWith('flussonic-exporter') === true && r.query.limit !== undefined);
+    .findLast((r) => r.apiPath === apiPath && isExporterRequest(r) && r.query.limit !== undefined);
   return { type: 'walk', url: sim.url, ...request, limit: latest ? Number(latest.query.limit) : PAGE };
 }
 

@@ -13,7 +13,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
-import { median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
+import { isExporterRequest, median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
 import { mb } from './format.js';
 
 export interface ChildLike {
@@ -48,6 +48,11 @@ export interface WholePollFigures {
    */
   readonly undici: AgainstBaseline;
   readonly wallMs: number;
+  /**
+   * Requests a poll (medians of the measured rounds): the exporter's, from the simulator's log, and
+   * the fetch() baseline's, which replays them (the same count, or the baseline is not the same work).
+   */
+  readonly requests: { readonly exporter: number; readonly baseline: number };
   /** Rounds measured, after `warmup` rounds not counted. */
   readonly rounds: number;
   readonly warmup: number;
@@ -73,11 +78,18 @@ export async function measureWholePoll(
   const cpu: number[] = [];
   const wall: number[] = [];
   const base = { undici: [] as number[], fetch: [] as number[] };
+  const requests = { exporter: [] as number[], baseline: [] as number[] };
   const baselineRound = async (counted: boolean, order: readonly ('undici' | 'fetch')[]) => {
     for (const client of order) {
       let ms = 0;
-      for (const walk of walks()) ms += (await baselines[client].request<BaselineWalk>({ ...(walk as object), client })).cpuMs;
+      let sent = 0;
+      for (const walk of walks()) {
+        const done = await baselines[client].request<BaselineWalk>({ ...(walk as object), client });
+        ms += done.cpuMs;
+        sent += done.requests;
+      }
       if (counted) base[client].push(ms);
+      if (counted && client === 'fetch') requests.baseline.push(sent);
     }
   };
   for (let round = 0; round < warmup + rounds; round++) {
@@ -85,10 +97,12 @@ export async function measureWholePoll(
     sim.advance(15_000);
     const order = round % 4 < 2 ? (['undici', 'fetch'] as const) : (['fetch', 'undici'] as const);
     if (round % 2 === 1) await baselineRound(counted, order);
+    sim.requests.clear();
     const r = await exporter.request<PollCpu>({ type: 'poll-cpu', rounds: 1 });
     if (counted) {
       cpu.push(r.cpuMs[0]!);
       wall.push(r.wallMs[0]!);
+      requests.exporter.push(sim.requests.entries().filter(isExporterRequest).length);
     }
     if (round % 2 === 0) await baselineRound(counted, order);
   }
@@ -98,7 +112,15 @@ export async function measureWholePoll(
     const baselineCpuMs = median(baseline);
     return { baselineCpuMs, cpuRatio: cpuMs / baselineCpuMs, roundRatio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) } };
   };
-  return { cpuMs, undici: against(base.undici), fetch: against(base.fetch), wallMs: median(wall), rounds, warmup };
+  return {
+    cpuMs,
+    undici: against(base.undici),
+    fetch: against(base.fetch),
+    wallMs: median(wall),
+    requests: { exporter: median(requests.exporter), baseline: median(requests.baseline) },
+    rounds,
+    warmup,
+  };
 }
 
 export interface DeadlineFigures {
@@ -281,6 +303,7 @@ async function watchSchedule(sim: RunningSimulator, startExporter: () => Promise
 export function printThreads(serve: { readonly wholePoll: WholePollFigures; readonly deadlines: DeadlineFigures | undefined; readonly exposition: ExpositionFigures }): void {
   const w = serve.wholePoll;
   console.log(`whole poll, exporter process CPU (all threads) ${w.cpuMs.toFixed(1)} ms (wall ${Math.round(w.wallMs)} ms; medians of ${w.rounds} rounds after ${w.warmup} not counted), against the same requests made`);
+  console.log(`  (requests a poll: the exporter's ${w.requests.exporter}, replayed by the baselines ${w.requests.baseline})`);
   for (const [label, b] of [['with fetch() + JSON.parse (the target: see the targets table)', w.fetch], ['with undici (Pool.request) + JSON.parse (stricter)', w.undici]] as const) {
     const r = b.roundRatio;
     console.log(`  ${label}: ${b.baselineCpuMs.toFixed(1)} ms, x${b.cpuRatio.toFixed(2)}; round by round median x${r.median.toFixed(2)} (x${r.min.toFixed(2)}-x${r.max.toFixed(2)})`);
