@@ -76,7 +76,7 @@ export class FlussonicClient implements FlussonicApi {
     const key = `${endpoint}?${select.join(',')}`;
     let pageSize = this.pageSizes.get(key);
     if (!pageSize) {
-      pageSize = new PageSize(this.options.config.pageSize);
+      pageSize = new PageSize(this.options.config.pageSize, this.options.config.maxPages);
       this.pageSizes.set(key, pageSize);
     }
     return pageSize;

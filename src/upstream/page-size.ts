@@ -2,7 +2,8 @@
  * How many items a walk of one collection asks for per page (`limit`): `page_size`, or the largest
  * of its halves (a half, a quarter, ... down to a sixteenth) whose pages stay within
  * PAGE_BYTES_GOAL of JSON, judged by the bytes per item of the previous walk of the same
- * collection and select. The first walk after start asks for `page_size`.
+ * collection and select, and whose walk stays within `max_pages`. The first walk after start asks
+ * for `page_size`.
  *
  * Why bytes matter: a page is parsed whole and its objects stay alive until the page is mapped. A
  * poll worker's young generation is small (WORKER_YOUNG_GENERATION_MB, kept small for memory), and
@@ -23,15 +24,22 @@
 /** Pages are kept within this much JSON when the items allow. */
 export const PAGE_BYTES_GOAL = 1.5 * 1024 * 1024;
 
-/** Pages never shrink below page_size / 2^MAX_HALVINGS: at most 16 times the pages of page_size. */
+/**
+ * Pages never shrink below page_size / 2^MAX_HALVINGS (at most 16 times the pages of page_size),
+ * nor so far that the last walk's items would need more than `max_pages` pages: the page cap keeps
+ * its meaning.
+ */
 const MAX_HALVINGS = 4;
 
 export class PageSize {
   private bytesPerItem = 0;
+  private items = 0;
 
   constructor(
     /** The configured `page_size`: the most items a page asks for. */
     readonly maxItems: number,
+    /** The configured `max_pages`: a half is not taken if the last walk's items would then need more pages. */
+    readonly maxPages: number,
     readonly goalBytes: number = PAGE_BYTES_GOAL,
   ) {}
 
@@ -39,13 +47,18 @@ export class PageSize {
   get limit(): number {
     let limit = this.maxItems;
     for (let halvings = 0; halvings < MAX_HALVINGS && limit > 1 && limit * this.bytesPerItem > this.goalBytes; halvings++) {
-      limit = Math.max(1, Math.floor(limit / 2));
+      const half = Math.floor(limit / 2);
+      if (Math.ceil(this.items / half) > this.maxPages) break;
+      limit = half;
     }
     return limit;
   }
 
   /** Learns from a walk that read `items` items in `bytes` bytes of JSON (nothing from an empty one). */
   learn(bytes: number, items: number): void {
-    if (items > 0 && Number.isFinite(bytes) && bytes >= 0) this.bytesPerItem = bytes / items;
+    if (items > 0 && Number.isFinite(bytes) && bytes >= 0) {
+      this.bytesPerItem = bytes / items;
+      this.items = items;
+    }
   }
 }

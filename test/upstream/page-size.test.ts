@@ -1,9 +1,9 @@
 /**
  * The page size of a walk (src/upstream/page-size.ts): `page_size`, halved while the previous
- * walk's items would make a page larger than PAGE_BYTES_GOAL, never below a sixteenth; and, through
- * the real Flussonic client against the simulator, nested stream pages (2.2 KB an item) asked for
- * in halves from the second walk on while flat ones (0.8 KB) keep `page_size`, with every stream
- * mapped either way.
+ * walk's items would make a page larger than PAGE_BYTES_GOAL, never below a sixteenth nor past
+ * `max_pages`; and, through the real Flussonic client against the simulator, nested stream pages
+ * (2.2 KB an item) asked for in halves from the second walk on while flat ones (0.8 KB) keep
+ * `page_size`, with every stream mapped either way.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,11 +20,11 @@ const KB = 1024;
 
 describe('PageSize', () => {
   it('asks for page_size until a walk has been read', () => {
-    expect(new PageSize(1000).limit).toBe(1000);
+    expect(new PageSize(1000, 10_000).limit).toBe(1000);
   });
 
   it('keeps page_size while a page of it stays within the goal', () => {
-    const size = new PageSize(1000);
+    const size = new PageSize(1000, 10_000);
     size.learn(774 * 1000, 1000); // a flat stream item
     expect(size.limit).toBe(1000);
     size.learn(PAGE_BYTES_GOAL, 1000); // exactly the goal
@@ -32,7 +32,7 @@ describe('PageSize', () => {
   });
 
   it('halves page_size until the page fits, judged by the last walk alone', () => {
-    const size = new PageSize(1000);
+    const size = new PageSize(1000, 10_000);
     size.learn(2.2 * KB * 10_000, 10_000); // a nested stream item: 2.2 MB a page of 1,000
     expect(size.limit).toBe(500);
     size.learn(5 * KB * 120, 120); // 5 KB items: 2.4 MB at 500
@@ -42,16 +42,24 @@ describe('PageSize', () => {
   });
 
   it('never goes below a sixteenth of page_size, nor below one item', () => {
-    const size = new PageSize(1000);
+    const size = new PageSize(1000, 10_000);
     size.learn(4 * 1024 * KB, 1); // one 4 MB item
     expect(size.limit).toBe(62);
-    const small = new PageSize(3);
+    const small = new PageSize(3, 10_000);
     small.learn(4 * 1024 * KB, 1);
     expect(small.limit).toBe(1);
   });
 
+  it('takes no half that would make the last walk need more than max_pages pages', () => {
+    const size = new PageSize(1000, 10);
+    size.learn(2.2 * KB * 10_000, 10_000); // 10 pages of 1,000; 20 of 500
+    expect(size.limit).toBe(1000);
+    size.learn(5 * KB * 4000, 4000); // 5 KB items: 8 pages of 500, 16 of 250
+    expect(size.limit).toBe(500);
+  });
+
   it('learns nothing from a walk that read no item', () => {
-    const size = new PageSize(1000);
+    const size = new PageSize(1000, 10_000);
     size.learn(3 * 1024 * KB, 1000);
     size.learn(120, 0);
     expect(size.limit).toBe(500);
