@@ -66,7 +66,14 @@ export class FlussonicClient implements FlussonicApi {
         query: collectionQuery(pageSize.limit, options),
         maxPages: this.options.config.maxPages,
         onDuplicates: (dropped, pages) => this.options.log?.debug({ endpoint, dropped, pages }, 'cursor walk dropped items already seen on an earlier page'),
-        onEnd: (bytes, items) => pageSize.learn(bytes, items),
+        onEnd: (bytes, items) => {
+          const before = pageSize.limit;
+          pageSize.learn(bytes, items);
+          const limit = pageSize.limit;
+          if (limit !== before) {
+            this.options.log?.debug({ endpoint, limit, bytesPerItem: Math.round(bytes / items) }, 'page size of this walk changed: pages are kept within 1.5 MiB of JSON, up to page_size items');
+          }
+        },
       },
       signal,
     );

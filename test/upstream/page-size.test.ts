@@ -14,7 +14,7 @@ import { FlussonicClient } from '../../src/flussonic/client.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { PAGE_BYTES_GOAL, PageSize } from '../../src/upstream/page-size.js';
 import { exposition, newWriter, SERVER } from '../collectors/helpers.js';
-import { serverConfig } from '../helpers/runtime.js';
+import { captureLogger, serverConfig } from '../helpers/runtime.js';
 
 const KB = 1024;
 
@@ -82,7 +82,8 @@ for (const [shape, secondLimit] of [
 
     it(`asks for ${secondLimit} streams a page from the second walk on, and maps every stream either way`, async () => {
       const config = serverConfig(SERVER, sim.url, { pageSize: 1000, families: DEFAULTS.server.families });
-      const client = new FlussonicClient({ config, stats: NO_STATS, retryBackoffMs: 1 });
+      const log = captureLogger();
+      const client = new FlussonicClient({ config, stats: NO_STATS, retryBackoffMs: 1, log: log.logger });
       const walk = async () => {
         sim.requests.clear();
         const out = newWriter();
@@ -100,6 +101,9 @@ for (const [shape, secondLimit] of [
         expect(first.problems).toEqual([]);
         expect(second.text).toBe(first.text);
         expect(second.text.match(/^flussonic_stream_alive\{/gm)).toHaveLength(1200);
+        // One debug line when the size changes, none while it holds.
+        const changes = log.entries().filter((e) => String(e.msg).startsWith('page size of this walk changed'));
+        expect(changes.map((e) => [e.endpoint, e.limit])).toEqual(secondLimit === 1000 ? [] : [['/streams', secondLimit]]);
       } finally {
         await client.close();
       }
