@@ -71,7 +71,10 @@ export class FlussonicClient implements FlussonicApi {
           pageSize.learn(bytes, items);
           const limit = pageSize.limit;
           if (limit !== before) {
-            this.options.log?.debug({ endpoint, limit, bytesPerItem: Math.round(bytes / items) }, 'page size of this walk changed: pages are kept within 1.5 MiB of JSON, up to page_size items');
+            this.options.log?.debug(
+              { endpoint, limit, bytesPerItem: Math.round(bytes / items), goalBytes: pageSize.goalBytes },
+              'page size of this walk changed: pages are kept within goalBytes of JSON, up to page_size items',
+            );
           }
         },
       },
