@@ -8,12 +8,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
 import type { RequestRecord } from '../src/simulator/index.js';
+import { USER_AGENT_PRODUCT } from '../src/version.js';
 
 export type CollectorUnderTest = 'streams' | 'sessions' | 'server' | 'dvrs';
 
 /** A request the exporter made, among those the simulator logged (the baselines send no such user agent). */
 export function isExporterRequest(record: RequestRecord): boolean {
-  return record.headers['user-agent']?.startsWith('flussonic-exporter') === true;
+  return record.headers['user-agent']?.startsWith(USER_AGENT_PRODUCT) === true;
 }
 
 /**

@@ -22,6 +22,7 @@ import { buildApp, type AppDeps } from './http/app.js';
 import { ExpositionCache } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
 import { targetDescriptions } from './target-descriptions.js';
+import { USER_AGENT_PRODUCT } from './version.js';
 import type { CatenaCollectorFactory } from './targets.js';
 import { defaultWorkerEntry, deferredChannels, threadChannels, type ChannelFactory } from './workers/channels.js';
 import { WorkerPool } from './workers/pool.js';
@@ -78,7 +79,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
   // Replaced expositions go back to a worker once unused (the pool is made below).
   let freeBuffers: (buffers: ArrayBuffer[]) => void = () => undefined;
   const cache = new ExpositionCache({ free: (buffers) => freeBuffers(buffers) });
-  const userAgent = `flussonic-exporter/${version}`;
+  const userAgent = `${USER_AGENT_PRODUCT}/${version}`;
   const inProcess = deps.collectors !== undefined || deps.catenaCollector !== undefined;
   const channels: ChannelFactory = inProcess
     ? deferredChannels(async () =>

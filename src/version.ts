@@ -1,6 +1,9 @@
 /** The exporter's version: the one in package.json, read from beside src/ or dist/. */
 import { readFileSync } from 'node:fs';
 
+/** The product token of every request's User-Agent (`flussonic-exporter/<version>`). */
+export const USER_AGENT_PRODUCT = 'flussonic-exporter';
+
 /**
  * The git commit the build was made from: `npm run build` writes dist/build-info.json
  * (scripts/write-build-info.mjs); `unknown` when it is absent (running from src/, or built

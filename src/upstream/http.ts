@@ -23,6 +23,7 @@ import {
   UpstreamTimeoutError,
 } from '../errors.js';
 import type { ApiStats, JsonObject } from '../flussonic/api.js';
+import { USER_AGENT_PRODUCT } from '../version.js';
 
 export type Query = Readonly<Record<string, string>>;
 
@@ -86,7 +87,7 @@ export class UpstreamHttp {
       bodyTimeout: options.timeoutMs + 1000,
       connect: { timeout: options.timeoutMs },
     });
-    this.headers = { accept: 'application/json', 'user-agent': options.userAgent ?? 'flussonic-exporter', ...options.secretHeaders };
+    this.headers = { accept: 'application/json', 'user-agent': options.userAgent ?? USER_AGENT_PRODUCT, ...options.secretHeaders };
     this.secrets = [...Object.values(options.secretHeaders ?? {}), ...(options.secrets ?? [])].filter((s) => s.length >= 3);
     this.retryBackoffMs = options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
   }
