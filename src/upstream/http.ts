@@ -24,6 +24,7 @@ import {
 } from '../errors.js';
 import type { ApiStats, JsonObject } from '../flussonic/api.js';
 import { USER_AGENT_PRODUCT } from '../version.js';
+import { keepWasmOnBaselineTier } from './wasm-tier.js';
 
 export type Query = Readonly<Record<string, string>>;
 
@@ -77,6 +78,7 @@ export class UpstreamHttp {
     const url = new URL(options.baseUrl);
     // URL.origin never includes userinfo, so a URL written with credentials cannot leak them here.
     this.basePath = url.pathname.replace(/\/+$/, '');
+    keepWasmOnBaselineTier();
     this.pool = new Pool(url.origin, {
       connections: options.connections ?? 4,
       pipelining: 1,
