@@ -13,14 +13,12 @@ import { collectStreams, streamsSelect } from '../../src/collectors/streams.js';
 import type { CollectContext } from '../../src/collectors/types.js';
 import { DEFAULTS } from '../../src/config/defaults.js';
 import type { ServerConfig } from '../../src/config/types.js';
-import type { ApiStats } from '../../src/flussonic/api.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
 import type { SeriesWriter } from '../../src/metrics/series.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { serverConfig } from '../helpers/runtime.js';
+import { NO_STATS, serverConfig } from '../helpers/runtime.js';
 import { expectPromtoolClean, exposition, newWriter, sampleLines, SERVER, stringsUnderKeys } from './helpers.js';
 
-const NO_STATS: ApiStats = { request() {}, error() {}, responseBytes() {} };
 const SILENT = pino({ level: 'silent' });
 const FORBIDDEN_KEYS = new Set(['url', 'ip', 'id', 'source_id', 'user_agent', 'token', 'password', 'license_txt']);
 

@@ -7,11 +7,11 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectStreams, streamsSelect } from '../../src/collectors/streams.js';
-import type { ApiStats, JsonObject } from '../../src/flussonic/api.js';
+import type { JsonObject } from '../../src/flussonic/api.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
 import type { SeriesWriter } from '../../src/metrics/series.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { serverConfig } from '../helpers/runtime.js';
+import { NO_STATS, serverConfig } from '../helpers/runtime.js';
 import { OPENAPI_23_05, SAMPLES_2021, SAMPLES_2025, sharedFile } from '../helpers/shared.js';
 import {
   ALL_FAMILIES,
@@ -173,7 +173,6 @@ describe('per-input families: behaviours the samples do not show', () => {
   });
 });
 
-const NO_STATS: ApiStats = { request() {}, error() {}, responseBytes() {} };
 
 for (const shape of ['flat', 'nested'] as const) {
   describe(`per-input families: the simulator (${shape} stats), through the client`, () => {

@@ -9,12 +9,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectStreams } from '../../src/collectors/streams.js';
 import { DEFAULTS } from '../../src/config/defaults.js';
-import type { ApiStats } from '../../src/flussonic/api.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { PAGE_BYTES_GOAL, PageSize } from '../../src/upstream/page-size.js';
 import { exposition, newWriter, SERVER } from '../collectors/helpers.js';
-import { captureLogger, serverConfig } from '../helpers/runtime.js';
+import { captureLogger, NO_STATS, serverConfig } from '../helpers/runtime.js';
 
 const KB = 1024;
 
@@ -66,7 +65,6 @@ describe('PageSize', () => {
   });
 });
 
-const NO_STATS: ApiStats = { request() {}, error() {}, responseBytes() {} };
 const SILENT = pino({ level: 'silent' });
 
 for (const [shape, secondLimit] of [
