@@ -6,7 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Worker threads run dist/workers/worker.js: rebuilt here when a source is newer.
+    // Worker threads run dist/threads/worker.js: rebuilt here when a source is newer.
     globalSetup: ['test/helpers/build-dist.ts'],
   },
 });

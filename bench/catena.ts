@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { OperationsCollector } from '../src/collectors/operations.js';
+import { OperationsCollector } from '../src/collect/operations.js';
 import type { CatenaConfig } from '../src/config/types.js';
 import type { ApiStats } from '../src/flussonic/api.js';
-import { SeriesWriter } from '../src/metrics/series.js';
+import { SeriesWriter } from '../src/render/series.js';
 import { startSimulator } from '../src/simulator/index.js';
 
 const DAY = 86_400_000;

@@ -10,17 +10,18 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
-import { COLLECTORS } from '../src/collectors/index.js';
-import type { Collector } from '../src/collectors/types.js';
+import { COLLECTORS } from '../src/collect/index.js';
+import type { Collector } from '../src/collect/types.js';
 import type { ServerConfig } from '../src/config/types.js';
 import { createExporter, type Exporter } from '../src/exporter.js';
 import type { ApiStats } from '../src/flussonic/api.js';
 import { FlussonicClient } from '../src/flussonic/client.js';
-import { CATALOGUE } from '../src/metrics/catalogue.js';
-import { ExpositionCache, prepareTarget } from '../src/metrics/exposition.js';
-import { finalPiece } from '../src/metrics/gzip-stream.js';
+import { CATALOGUE } from '../src/families/catalogue.js';
+import { ExpositionCache } from '../src/serve/exposition.js';
+import { prepareTarget } from '../src/render/prepare.js';
+import { finalPiece } from '../src/render/gzip-stream.js';
 import { LoopCounter, serveConfig } from './serve.js';
-import { SeriesWriter, type SampleSizes } from '../src/metrics/series.js';
+import { SeriesWriter, type SampleSizes } from '../src/render/series.js';
 import {
   answerRequests,
   benchServerConfig,
@@ -72,7 +73,7 @@ let stopPolling = false;
 
 async function pollCollector(): Promise<CollectorPoll> {
   const { config, client, collector, tally } = single!;
-  // Made for the last run's samples, as the poller does (src/poller.ts).
+  // Made for the last run's samples, as the poller does (src/poll/poller.ts).
   const out = new SeriesWriter([['server', config.name]], config.maxSeries, single!.sizes);
   tally.requests = 0;
   tally.bytes = 0;

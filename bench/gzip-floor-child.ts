@@ -7,7 +7,7 @@
  * however cheaply the samples were collected and written.
  */
 import { readFileSync } from 'node:fs';
-import { prepareSources } from '../src/metrics/exposition.js';
+import { prepareSources } from '../src/render/prepare.js';
 import { answerRequests } from './common.js';
 
 export type GzipFloorRequest = { readonly type: 'hold'; readonly file: string } | { readonly type: 'deflate' } | { readonly type: 'exit' };

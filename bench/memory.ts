@@ -9,13 +9,13 @@
  * and only the exporter's state is in the delta. Never part of `npm test`.
  */
 import pino from 'pino';
-import { COLLECTORS } from '../src/collectors/index.js';
-import { createSessionsCollector } from '../src/collectors/sessions.js';
+import { COLLECTORS } from '../src/collect/index.js';
+import { createSessionsCollector } from '../src/collect/sessions.js';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
 import { createExporter } from '../src/exporter.js';
 import { FlussonicClient } from '../src/flussonic/client.js';
-import { SelfMetrics } from '../src/metrics/self.js';
-import { SeriesWriter } from '../src/metrics/series.js';
+import { SelfMetrics } from '../src/serve/self.js';
+import { SeriesWriter } from '../src/render/series.js';
 import { startSimulator } from '../src/simulator/index.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

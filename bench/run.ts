@@ -32,9 +32,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DVRS_WALK } from '../src/collectors/dvrs.js';
-import { sessionsSelect } from '../src/collectors/sessions-select.js';
-import { streamsSelect } from '../src/collectors/streams.js';
+import { DVRS_WALK } from '../src/collect/dvrs.js';
+import { sessionsSelect } from '../src/collect/sessions-select.js';
+import { streamsSelect } from '../src/collect/streams.js';
 import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
 import {
   benchServerConfig,

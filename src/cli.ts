@@ -5,9 +5,9 @@
 import { parseArgs } from 'node:util';
 import { LOG_LEVELS, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
 import { metricsPathProblem } from './config/validate.js';
-import { DEFAULT_LIMITS, type HttpLimits } from './http/limits.js';
-import { WebConfigError } from './http/web-config.js';
-import { ConfigError, ExporterError } from './errors.js';
+import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
+import { WebConfigError } from './serve/web-config.js';
+import { ConfigError, ExporterError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';

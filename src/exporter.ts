@@ -5,7 +5,7 @@
  * configReloaded() and SIGTERM/SIGINT to stop().
  *
  * Threads: the main thread serves HTTP and holds the exposition and self-metrics; polls run in
- * worker threads (`workers` in the config; src/workers/). The set of targets is decided here:
+ * worker threads (`workers` in the config; src/threads/). The set of targets is decided here:
  * the fleet layer (src/fleet/) merges the static config with discovery and keeps this replica's
  * shard, and the owned targets are handed to the pool's apply(), the one seam where they enter.
  * Collectors passed in as functions (tests) cannot cross threads: then the worker runtime runs on
@@ -14,24 +14,24 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import type { CollectorEntry } from './collectors/types.js';
+import type { CollectorEntry } from './collect/types.js';
 import type { ExporterConfig } from './config/types.js';
 import { Fleet } from './fleet/fleet.js';
 import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
-import { buildApp, type AppDeps } from './http/app.js';
-import { ExpositionCache } from './metrics/exposition.js';
-import { SelfMetrics } from './metrics/self.js';
-import { targetDescriptions } from './target-descriptions.js';
+import { buildApp, type AppDeps } from './serve/app.js';
+import { ExpositionCache } from './serve/exposition.js';
+import { SelfMetrics } from './serve/self.js';
+import { targetDescriptions } from './threads/target-descriptions.js';
 import { USER_AGENT_PRODUCT } from './version.js';
-import type { CatenaCollectorFactory } from './targets.js';
-import { defaultWorkerEntry, deferredChannels, threadChannels, type ChannelFactory } from './workers/channels.js';
-import { WorkerPool } from './workers/pool.js';
+import type { CatenaCollectorFactory } from './poll/targets.js';
+import { defaultWorkerEntry, deferredChannels, threadChannels, type ChannelFactory } from './threads/channels.js';
+import { WorkerPool } from './threads/pool.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
   readonly logger: Logger;
   readonly version: string;
-  /** The collector table; default: the built-in one (src/collectors/index.ts). Tests pass their own (polled on this thread). */
+  /** The collector table; default: the built-in one (src/collect/index.ts). Tests pass their own (polled on this thread). */
   readonly collectors?: readonly CollectorEntry[];
   /** The Catena operations collector; default: the built-in one. Passing one polls on this thread. */
   readonly catenaCollector?: CatenaCollectorFactory;
@@ -41,11 +41,11 @@ export interface ExporterDeps {
   readonly random?: () => number;
   /** Register prom-client's default process/nodejs metrics (default true). */
   readonly defaultMetrics?: boolean;
-  /** The worker thread entry (default: the compiled src/workers/worker.ts); tests pass wrappers. */
+  /** The worker thread entry (default: the compiled src/threads/worker.ts); tests pass wrappers. */
   readonly workerEntry?: URL;
   /** This replica's shard (default: the only one, owning every target). */
   readonly shard?: ShardSpec;
-  /** Web config, basic auth and the scrape cap of the HTTP face (src/http/guards.ts). */
+  /** Web config, basic auth and the scrape cap of the HTTP face (src/serve/guards.ts). */
   readonly guards?: AppDeps['guards'];
   /** Demo mode (simulated data): flussonic_exporter_demo 1 and a banner on the landing page. */
   readonly demo?: boolean;
@@ -83,7 +83,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const inProcess = deps.collectors !== undefined || deps.catenaCollector !== undefined;
   const channels: ChannelFactory = inProcess
     ? deferredChannels(async () =>
-        (await import('./workers/in-process.js')).inProcessChannels({
+        (await import('./threads/in-process.js')).inProcessChannels({
           log: logger,
           ...(deps.collectors ? { collectorTable: deps.collectors } : {}),
           ...(deps.catenaCollector ? { catenaCollector: deps.catenaCollector } : {}),

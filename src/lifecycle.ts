@@ -3,7 +3,7 @@
  * one keeps running), SIGTERM/SIGINT stop everything and end within a deadline.
  */
 import type { Logger } from 'pino';
-import { ConfigError } from './errors.js';
+import { ConfigError } from './lib/errors.js';
 import type { Exporter } from './exporter.js';
 import type { ExporterConfig } from './config/index.js';
 

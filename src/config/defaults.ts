@@ -3,16 +3,16 @@
  * documents them; a test loads the example and checks that it names every known key.
  */
 import { availableParallelism } from 'node:os';
-import { COLLECTORS } from '../collectors/index.js';
-import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../metrics/budget.js';
-import { SESSION_GROUP_BY_DEFAULT } from '../metrics/catalogue.js';
+import { COLLECTORS } from '../collect/index.js';
+import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../families/budget.js';
+import { SESSION_GROUP_BY_DEFAULT } from '../families/catalogue.js';
 import type { CollectorName } from './types.js';
 
 export const COLLECTOR_NAMES: readonly CollectorName[] = ['streams', 'sessions', 'server', 'dvrs', 'cluster'];
 
 /**
  * Default of each `collectors:` switch: `defaultEnabled` of the collector table
- * (src/collectors/index.ts), so the table stays the one place that decides. A collector this
+ * (src/collect/index.ts), so the table stays the one place that decides. A collector this
  * build's table does not have is off.
  */
 function collectorDefaults(): Readonly<Record<CollectorName, boolean>> {

@@ -6,7 +6,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { ConfigError, type ConfigProblem } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../lib/errors.js';
 import { formatByteSize } from './duration.js';
 import { expandEnvironment, type Environment } from './expand.js';
 import { formatPath, type PathSegment } from './path.js';

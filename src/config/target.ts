@@ -1,5 +1,5 @@
 /** What every polled target (Flussonic server or Catena service) has in common. */
-import { pollDeadlineMs } from '../poll-schedule.js';
+import { pollDeadlineMs } from '../poll/schedule.js';
 import { DEFAULTS } from './defaults.js';
 import { formatDuration } from './duration.js';
 import type { Section } from './fields.js';

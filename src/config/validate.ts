@@ -3,7 +3,7 @@
  * path; only a config without problems comes out. The demo mode builds its config through this
  * same function, so no unvalidated config ever reaches the poller.
  */
-import { ConfigError, type ConfigProblem } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../lib/errors.js';
 import { readCatena } from './catena.js';
 import { readDiscovery, readTemplates } from './discovery.js';
 import { DEFAULTS, KNOWN_KEYS, LOG_LEVELS } from './defaults.js';

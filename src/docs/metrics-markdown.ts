@@ -11,7 +11,7 @@ import {
   STREAM_STATUSES,
   type FamilyDef,
   type FamilyOwner,
-} from '../metrics/catalogue.js';
+} from '../families/catalogue.js';
 
 const SECTIONS: readonly { readonly owner: FamilyOwner; readonly title: string; readonly intro: string }[] = [
   {
@@ -69,7 +69,7 @@ export function renderMetricsMarkdown(catalogue: readonly FamilyDef[] = CATALOGU
   const lines: string[] = [
     '# Metrics of flussonic-exporter',
     '',
-    '<!-- Generated from src/metrics/catalogue.ts by `npm run docs:metrics`. Do not edit: a test fails when this file is stale. -->',
+    '<!-- Generated from src/families/catalogue.ts by `npm run docs:metrics`. Do not edit: a test fails when this file is stale. -->',
     '',
     `${catalogue.length} metric families. Conventions: one prefix \`flussonic_\`; base units (seconds, bytes, ratios 0..1, celsius);`,
     'counters end in `_total`; `server` is the configured name of the Flussonic server, on every upstream series;',

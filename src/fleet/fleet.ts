@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { ExporterConfig } from '../config/types.js';
-import { DiscoveryRefresher } from '../discovery/refresher.js';
-import type { SelfMetrics } from '../metrics/self.js';
+import { DiscoveryRefresher } from './refresher.js';
+import type { SelfMetrics } from '../serve/self.js';
 import type { ShardSpec } from './shard.js';
 import { buildTargetSet, type OwnedTarget, type TargetSet } from './target-set.js';
 

@@ -11,7 +11,7 @@
  * M to M+1, moves only about 1/(M+1) of the targets (`hash mod M` would move most of them).
  */
 import { hostname } from 'node:os';
-import { fmix64, fnv1a64 } from '../hash.js';
+import { fmix64, fnv1a64 } from '../lib/hash.js';
 
 export interface ShardSpec {
   /** This replica's shard, 0 <= shard < totalShards. */

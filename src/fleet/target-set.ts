@@ -10,7 +10,7 @@
  * Each loser is skipped and named in `collisions`, which the caller logs.
  */
 import type { CatenaConfig, ExporterConfig, ServerConfig } from '../config/types.js';
-import type { DiscoveredList } from '../discovery/types.js';
+import type { DiscoveredList } from './discovery-types.js';
 import { ownsCatena, ownsServer, type ShardSpec } from './shard.js';
 
 /** One target this replica owns, as /sd and /probe describe it. */

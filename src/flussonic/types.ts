@@ -5,7 +5,7 @@
  * unchecked: a field may be absent, `null`, or of a type the schema did not announce (a string
  * where a number belongs). The interfaces give the field names to the compiler (a typo is an
  * error) and say in comments what each field should hold and in which unit; the collectors check
- * every value before they use it (src/collectors/fields.ts) and hand values of the wrong type to
+ * every value before they use it (src/collect/fields.ts) and hand values of the wrong type to
  * SeriesWriter, which records them as shape problems.
  *
  * Sources: flussonic-public-23.05-637.json (`stream_stats`, `push_stats`, `server_stats`,

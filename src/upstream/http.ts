@@ -21,7 +21,7 @@ import {
   UpstreamInvalidJsonError,
   UpstreamShapeError,
   UpstreamTimeoutError,
-} from '../errors.js';
+} from '../lib/errors.js';
 import type { ApiStats, JsonObject } from '../flussonic/api.js';
 import { USER_AGENT_PRODUCT } from '../version.js';
 import { keepWasmOnBaselineTier } from './wasm-tier.js';

@@ -14,7 +14,7 @@
  * walk); their number is reported through `onDuplicates`. A caller that keys items itself may turn
  * that off (`dedupe: false`): then the no-progress guard fires on an empty page.
  */
-import { CursorLoopError, UpstreamError, UpstreamShapeError } from '../errors.js';
+import { CursorLoopError, UpstreamError, UpstreamShapeError } from '../lib/errors.js';
 import type { JsonObject } from '../flussonic/api.js';
 import { jsonTypeOf, type JsonPage, type Query } from './http.js';
 

@@ -6,10 +6,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CatenaConfig, CatenaPrice } from '../../src/config/types.js';
 import { createExporter } from '../../src/exporter.js';
-import { UpstreamError } from '../../src/errors.js';
+import { UpstreamError } from '../../src/lib/errors.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { KNOWN_OPERATION_TYPES } from '../../src/catena/records.js';
-import { LedgerHandoff } from '../../src/collectors/operations.js';
+import { LedgerHandoff } from '../../src/collect/operations.js';
 import { CollectorHarness } from '../helpers/catena.js';
 import { samples, value } from '../helpers/exposition.js';
 import { findBinary, promtool } from '../helpers/promtool.js';

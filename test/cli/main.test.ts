@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { ConfigDir } from '../config/config-files.js';
-import { COLLECTORS } from '../../src/collectors/index.js';
+import { COLLECTORS } from '../../src/collect/index.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 import { ensureBuilt, ExporterProcess, killAll, runToExit } from './exporter-process.js';
 

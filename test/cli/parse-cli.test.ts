@@ -1,7 +1,7 @@
 /** Arguments to commands, in-process (the spawned-process tests are in main.test.ts). */
 import { describe, expect, test } from 'vitest';
 import { applyOverrides, DEMO_LISTEN_ADDRESS, listenAddresses, parseCli, UsageError, CONFIG_ENV } from '../../src/cli.js';
-import { DEFAULT_LIMITS } from '../../src/http/limits.js';
+import { DEFAULT_LIMITS } from '../../src/serve/limits.js';
 import { validateConfig } from '../../src/config/index.js';
 
 const NO_ENV = {};

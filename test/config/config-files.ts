@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/lib/errors.js';
 
 /** A temporary directory for config and secret files, removed by cleanup(). */
 export class ConfigDir {

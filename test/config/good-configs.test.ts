@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { COLLECTORS } from '../../src/collectors/index.js';
+import { COLLECTORS } from '../../src/collect/index.js';
 import { compileStreamFilter, loadConfig, namePatternMatches, validateConfig, type ExporterConfig } from '../../src/config/index.js';
 import { ConfigDir } from './config-files.js';
 

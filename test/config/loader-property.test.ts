@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { compileStreamFilter, KNOWN_KEYS, parseConfigText, type ExporterConfig } from '../../src/config/index.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/lib/errors.js';
 
 const OPTIONS = { source: 'property.yaml', baseDir: '/nonexistent-config-dir', env: { SET: 'value' } };
 

@@ -28,8 +28,8 @@ function mapInWorker(configPath: string, streamName: string, limitMs: number): P
   const code = `
     import { parentPort, workerData } from 'node:worker_threads';
     const { loadConfig } = await import(${JSON.stringify(dist('config/index.js'))});
-    const { mapStream } = await import(${JSON.stringify(dist('collectors/streams-map.js'))});
-    const { SeriesWriter } = await import(${JSON.stringify(dist('metrics/series.js'))});
+    const { mapStream } = await import(${JSON.stringify(dist('collect/streams-map.js'))});
+    const { SeriesWriter } = await import(${JSON.stringify(dist('render/series.js'))});
     const config = loadConfig(workerData.configPath, {});
     parentPort.postMessage('loaded');
     const out = new SeriesWriter([['server', 'edge-1']]);

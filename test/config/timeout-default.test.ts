@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { pollDeadlineMs } from '../../src/poll-schedule.js';
+import { pollDeadlineMs } from '../../src/poll/schedule.js';
 import { ConfigDir, configErrorOf } from './config-files.js';
 
 const dir = new ConfigDir();

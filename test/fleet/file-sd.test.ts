@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { FileSdSource } from '../../src/config/types.js';
-import { parseTargetFile } from '../../src/discovery/file-sd.js';
+import { parseTargetFile } from '../../src/fleet/file-sd.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { samples, value } from '../helpers/exposition.js';
 import { fleetConfig, startExporter, stopExporters, template } from './helpers.js';

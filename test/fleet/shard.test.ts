@@ -1,6 +1,6 @@
 /** The ownership hash: stable across releases and replicas, evenly spread, minimal moves. */
 import { describe, expect, test } from 'vitest';
-import { fnv1a64 } from '../../src/hash.js';
+import { fnv1a64 } from '../../src/lib/hash.js';
 import { checkShardSpec, jumpHash, ordinalFromHostname, ownsCatena, shardFromFlags, shardOf } from '../../src/fleet/shard.js';
 
 const names = Array.from({ length: 3000 }, (_, i) => `edge-${i}.example.net`);

@@ -3,9 +3,9 @@
  * constant label, an abort signal, a logger), against a simulator, and reads its output back.
  */
 import type { CatenaConfig } from '../../src/config/types.js';
-import { OperationsCollector, type OperationsCollectorDeps } from '../../src/collectors/operations.js';
-import { ExpositionCache } from '../../src/metrics/exposition.js';
-import { SeriesWriter } from '../../src/metrics/series.js';
+import { OperationsCollector, type OperationsCollectorDeps } from '../../src/collect/operations.js';
+import { ExpositionCache } from '../../src/serve/exposition.js';
+import { SeriesWriter } from '../../src/render/series.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { parseSamples, type Sample } from './exposition.js';
 import { RecordedStats } from './recorded-stats.js';

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
 import { createExporter, type Exporter } from '../../src/exporter.js';
-import { BasicAuthChecker } from '../../src/http/basic-auth.js';
-import { DEFAULT_LIMITS, type HttpLimits } from '../../src/http/limits.js';
-import { startListeners, type Listeners } from '../../src/http/listen.js';
-import { WebConfigSource } from '../../src/http/web-config-source.js';
+import { BasicAuthChecker } from '../../src/serve/basic-auth.js';
+import { DEFAULT_LIMITS, type HttpLimits } from '../../src/serve/limits.js';
+import { startListeners, type Listeners } from '../../src/serve/listen.js';
+import { WebConfigSource } from '../../src/serve/web-config-source.js';
 import { captureLogger, exporterConfig, type CapturedLog } from './runtime.js';
 
 const OPENSSL = '/usr/bin/openssl';

@@ -1,14 +1,14 @@
 /**
  * Issue 10, failure 5: with every upstream number negated the server stayed `up`, 317 counter
  * series went out negative, a CPU ratio of -0.14 and a GPU at -42 °C were exported, and nothing
- * was logged. Now every family has a valid range (src/metrics/ranges.ts): values outside are not
+ * was logged. Now every family has a valid range (src/families/ranges.ts): values outside are not
  * exported, are counted per family and logged, and a poll of mostly nonsense fails with
  * `invalid_values` so the server is `up 0`. The unmodified simulator must pass clean.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExporter, type Exporter } from '../../src/exporter.js';
-import { CATALOGUE, familyByName } from '../../src/metrics/catalogue.js';
-import { inRange } from '../../src/metrics/ranges.js';
+import { CATALOGUE, familyByName } from '../../src/families/catalogue.js';
+import { inRange } from '../../src/families/ranges.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { parseSamples, samples, value } from '../helpers/exposition.js';
 import { captureLogger, exporterConfig, serverConfig } from '../helpers/runtime.js';

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { deferredChannels } from '../../src/workers/channels.js';
+import { deferredChannels } from '../../src/threads/channels.js';
 
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist');
 const STATIC_IMPORT = /^(?:import|export)\s[^;]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm;
@@ -36,12 +36,12 @@ describe('modules of the serving thread', () => {
   it('leave out the HTTP client, the collectors runtime and the simulator, which a worker loads', () => {
     expect(existsSync(own('main.js')), 'dist/ is built by npm test before vitest').toBe(true);
     const main = staticGraph(own('main.js'));
-    const worker = staticGraph(own('workers/worker.js'));
+    const worker = staticGraph(own('threads/worker.js'));
     // The walk sees what a worker loads, so it would see the same in the main thread.
-    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('workers/runtime.js'), own('targets.js')]) expect(worker).toContain(m);
+    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('threads/runtime.js'), own('poll/targets.js')]) expect(worker).toContain(m);
     expect(main).toContain('fastify');
-    expect(main).toContain(own('workers/pool.js'));
-    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('workers/runtime.js'), own('workers/in-process.js'), own('targets.js'), own('simulator/index.js')]) {
+    expect(main).toContain(own('threads/pool.js'));
+    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('threads/runtime.js'), own('threads/in-process.js'), own('poll/targets.js'), own('simulator/index.js')]) {
       expect(main, `${m} is loaded with dist/main.js`).not.toContain(m);
     }
   });

@@ -5,13 +5,13 @@
  * tested against real servers in test/upstream and test/runtime/exporter-sim.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { NO_DATA, type CollectorEntry, type CatenaCollector, type CatenaCollectContext } from '../../src/collectors/types.js';
+import { NO_DATA, type CollectorEntry, type CatenaCollector, type CatenaCollectContext } from '../../src/collect/types.js';
 import type { ServerConfig } from '../../src/config/types.js';
-import { UpstreamHttpError } from '../../src/errors.js';
+import { UpstreamHttpError } from '../../src/lib/errors.js';
 import { createExporter, type Exporter, type ExporterDeps } from '../../src/exporter.js';
-import { familyByName } from '../../src/metrics/catalogue.js';
-import { nextPollAtMs, pollDeadlineMs, pollPhaseMs } from '../../src/poll-schedule.js';
-import { targetKey } from '../../src/poller.js';
+import { familyByName } from '../../src/families/catalogue.js';
+import { nextPollAtMs, pollDeadlineMs, pollPhaseMs } from '../../src/poll/schedule.js';
+import { targetKey } from '../../src/poll/poller.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 

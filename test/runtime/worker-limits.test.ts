@@ -1,7 +1,7 @@
 /** The heap limits worker threads run under, and the crash reason when a worker runs out of heap. */
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { exitReason, WORKER_OLD_GENERATION_MB, WORKER_YOUNG_GENERATION_MB, workerResourceLimits } from '../../src/workers/channels.js';
+import { exitReason, WORKER_OLD_GENERATION_MB, WORKER_YOUNG_GENERATION_MB, workerResourceLimits } from '../../src/threads/channels.js';
 
 describe('worker heap limits', () => {
   it('caps the old generation unless --max-old-space-size was given, on the command line or in NODE_OPTIONS', () => {

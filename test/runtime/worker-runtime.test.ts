@@ -6,15 +6,15 @@
 import { MessageChannel } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CollectorEntry } from '../../src/collectors/types.js';
+import type { CollectorEntry } from '../../src/collect/types.js';
 import { validateConfig } from '../../src/config/index.js';
 import { compileStreamFilter } from '../../src/config/regex.js';
-import { familyByName } from '../../src/metrics/catalogue.js';
-import { ExpositionCache } from '../../src/metrics/exposition.js';
-import { finalPiece } from '../../src/metrics/gzip-stream.js';
-import { builtInCatenaCollectors } from '../../src/targets.js';
-import type { FromWorker, PollResult, ToWorker } from '../../src/workers/protocol.js';
-import { WorkerRuntime, type RuntimePort } from '../../src/workers/runtime.js';
+import { familyByName } from '../../src/families/catalogue.js';
+import { ExpositionCache } from '../../src/serve/exposition.js';
+import { finalPiece } from '../../src/render/gzip-stream.js';
+import { builtInCatenaCollectors } from '../../src/poll/targets.js';
+import type { FromWorker, PollResult, ToWorker } from '../../src/threads/protocol.js';
+import { WorkerRuntime, type RuntimePort } from '../../src/threads/runtime.js';
 import { captureLogger, serverConfig } from '../helpers/runtime.js';
 
 const ALIVE = familyByName('flussonic_stream_alive');

@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../src/config/types.js';
-import { CursorLoopError, UpstreamError } from '../../src/errors.js';
+import { CursorLoopError, UpstreamError } from '../../src/lib/errors.js';
 import type { JsonObject, WalkOptions } from '../../src/flussonic/api.js';
 import { authHeaders, collectionQuery, FlussonicClient } from '../../src/flussonic/client.js';
 import { encodeQuery } from '../../src/upstream/http.js';

@@ -1,0 +1,94 @@
+/**
+ * Collector `cluster` (off by default): the cluster as this server sees it, from
+ * GET /cluster/peers, mapped to the flussonic_cluster_* families, one series per peer labelled by
+ * the peer's hostname.
+ *
+ * A peer entry carries secrets and identifiers that must never reach /metrics (`cluster_key`,
+ * `stats.license_txt`, the runtime `stats.id`) and URLs. The walk asks only for `hostname`,
+ * `stale_timeout` and `stats`, and of `stats` only the numbers below are read, so none of them is
+ * ever handled here. This collector knows nothing of discovery: discovery reads the same endpoint
+ * on its own schedule (src/fleet/cluster-peers.ts).
+ */
+import { familyByName } from '../families/catalogue.js';
+import type { SeriesWriter } from '../render/series.js';
+import { addNumber, kbitPerSecondToBytes, labelText, objectField, percentToRatio, prefer } from './fields.js';
+import type { CollectContext, Collector } from './types.js';
+
+const F = {
+  peers: familyByName('flussonic_cluster_peers'),
+  up: familyByName('flussonic_cluster_peer_up'),
+  cpu: familyByName('flussonic_cluster_peer_cpu_usage_ratio'),
+  memory: familyByName('flussonic_cluster_peer_memory_usage_ratio'),
+  bandwidth: familyByName('flussonic_cluster_peer_bandwidth_usage_ratio'),
+  clients: familyByName('flussonic_cluster_peer_clients'),
+  streams: familyByName('flussonic_cluster_peer_streams'),
+  onlineStreams: familyByName('flussonic_cluster_peer_online_streams'),
+  inputBytes: familyByName('flussonic_cluster_peer_input_bytes_per_second'),
+  outputBytes: familyByName('flussonic_cluster_peer_output_bytes_per_second'),
+} as const;
+
+/** The fields of a peer this collector reads; everything else of the entry is never asked for. */
+export const PEER_SELECT = ['hostname', 'stale_timeout', 'stats'] as const;
+
+interface PeerStats {
+  readonly error?: unknown;
+  readonly now?: unknown;
+  readonly cpu_usage?: unknown;
+  readonly memory_usage?: unknown;
+  readonly bandwidth_usage?: unknown;
+  readonly total_clients?: unknown;
+  readonly client_count?: unknown;
+  readonly total_streams?: unknown;
+  readonly stream_count?: unknown;
+  readonly online_streams?: unknown;
+  readonly input_kbit?: unknown;
+  readonly output_kbit?: unknown;
+  readonly output_bitrate?: unknown;
+}
+
+interface Peer {
+  readonly hostname?: unknown;
+  readonly stale_timeout?: unknown;
+  readonly stats?: unknown;
+}
+
+/** Maps the peers of one walk; `nowMs` decides staleness against `stats.now` + `stale_timeout`. */
+export function mapPeers(out: SeriesWriter, peers: readonly unknown[], nowMs: number): void {
+  const seen = new Set<string>();
+  for (const raw of peers) {
+    const peer = objectField<Peer>(out, F.up, [], raw);
+    const hostname = peer ? labelText(peer.hostname) : '';
+    if (!peer || hostname === '' || seen.has(hostname)) continue;
+    seen.add(hostname);
+    const labels = [hostname];
+    const stats = peer.stats === null || peer.stats === undefined ? undefined : objectField<PeerStats>(out, F.up, labels, peer.stats);
+    out.add(F.up, labels, stats !== undefined && fresh(stats, peer.stale_timeout, nowMs) ? 1 : 0);
+    if (!stats) continue;
+    addNumber(out, F.cpu, labels, stats.cpu_usage, percentToRatio);
+    addNumber(out, F.memory, labels, stats.memory_usage, percentToRatio);
+    addNumber(out, F.bandwidth, labels, stats.bandwidth_usage, percentToRatio);
+    addNumber(out, F.clients, labels, prefer(stats.total_clients, stats.client_count));
+    addNumber(out, F.streams, labels, prefer(stats.total_streams, stats.stream_count));
+    addNumber(out, F.onlineStreams, labels, stats.online_streams);
+    addNumber(out, F.inputBytes, labels, stats.input_kbit, kbitPerSecondToBytes);
+    addNumber(out, F.outputBytes, labels, prefer(stats.output_kbit, stats.output_bitrate), kbitPerSecondToBytes);
+  }
+  out.add(F.peers, [], seen.size);
+}
+
+/** No error reported, and the stats not older than the peer's stale_timeout (when both are known). */
+function fresh(stats: PeerStats, staleTimeout: unknown, nowMs: number): boolean {
+  if (typeof stats.error === 'string' && stats.error !== '') return false;
+  if (typeof stats.now !== 'number' || typeof staleTimeout !== 'number' || staleTimeout <= 0) return true;
+  return nowMs - stats.now <= staleTimeout;
+}
+
+export function createClusterCollector(now: () => number = Date.now): Collector {
+  return {
+    async collect(ctx: CollectContext): Promise<void> {
+      const peers: unknown[] = [];
+      for await (const page of ctx.client.walk('cluster/peers', { select: PEER_SELECT, key: 'hostname' }, ctx.signal)) peers.push(...page);
+      mapPeers(ctx.out, peers, now());
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { FamilyDef } from '../families/catalogue.js';
+import type { FamilyBytes } from './family-bytes.js';
+import { widened } from '../lib/typed-arrays.js';
+
+/**
+ * Samples a family's arrays are first made for when nothing is known of its size, and the most
+ * they are made for up front: beyond, they grow as they fill.
+ */
+const FIRST_SAMPLES = 8;
+const MAX_PRESIZED_SAMPLES = 100_000;
+
+/**
+ * One family's samples and its place in the budget. A sample is kept as its label block, an
+ * optional tail of further label pairs, and its value: a few pointers and a number instead of a
+ * line of text, until the family is rendered at the end of the poll (SeriesWriter.renderFamily(),
+ * src/render/series.ts).
+ *
+ * The arrays are made for the samples the family had in the target's last run (`expected`), so
+ * a poll fills them once instead of growing them by copies: a poll of 10,000 streams made about
+ * 21 MB of such garbage growing its arrays, against 5 MB of arrays it ends with.
+ */
+export class FamilyState {
+  readonly name: Buffer;
+  blocks: Uint8Array[];
+  /** Per sample: pairs after the cached block's first label (`,status="running"}`), when any. */
+  suffixes: (Uint8Array | undefined)[] | undefined;
+  values: Float64Array;
+  /** Samples in blocks/values. */
+  count = 0;
+  /** Histogram lines, written as text when they come (a few per run). */
+  text: FamilyBytes | undefined;
+  /** Encoded tails by their label values, for this run. */
+  suffixCache: Map<string, Uint8Array> | undefined;
+  /** Series written (or, once shed, that would have been written) in this poll. */
+  series = 0;
+  shed = false;
+  constructor(
+    readonly def: FamilyDef,
+    /** Position in the shedding order (src/families/budget.ts); -1 for core families. */
+    readonly shedRank: number,
+    expected: number,
+  ) {
+    this.name = Buffer.from(def.name, 'latin1');
+    const size = Math.min(expected, MAX_PRESIZED_SAMPLES);
+    // A holey array of that length stays in fast elements (not a dictionary) in V8.
+    this.blocks = size > 0 ? new Array<Uint8Array>(size) : [];
+    this.values = new Float64Array(Math.max(size, FIRST_SAMPLES));
+  }
+
+  push(block: Uint8Array, value: number, suffix?: Uint8Array): void {
+    const i = this.count;
+    if (i === this.values.length) this.values = widened(this.values, Math.max(i * 2, FIRST_SAMPLES));
+    if (suffix !== undefined) (this.suffixes ??= new Array<Uint8Array | undefined>(this.blocks.length))[i] = suffix;
+    this.blocks[i] = block;
+    this.values[i] = value;
+    this.count = i + 1;
+  }
+
+  get empty(): boolean {
+    return this.count === 0 && (this.text === undefined || this.text.length === 0);
+  }
+
+  clear(): void {
+    this.blocks = [];
+    this.suffixes = undefined;
+    this.values = new Float64Array(0);
+    this.count = 0;
+    this.text = undefined;
+    this.suffixCache = undefined;
+  }
+}

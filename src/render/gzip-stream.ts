@@ -1,0 +1,116 @@
+/**
+ * One gzip stream built from pieces compressed apart. The exposition is kept per target and
+ * family; each piece is deflated once, where it is made (in a worker), as raw deflate ended with
+ * Z_SYNC_FLUSH: no final block, byte-aligned, no reference to earlier data, so pieces can follow
+ * each other in any order and still form one valid deflate stream. A response is then
+ *
+ *   gzip header | piece | piece | ... | self-metrics (final block) | CRC-32 | ISIZE
+ *
+ * The CRC of the whole comes from the pieces' CRCs (src/render/crc32.ts), so the serving thread
+ * compresses only the small self-metrics per scrape and never reads the large text again. Every
+ * decoder (curl, browsers, Go's and Node's gunzip) sees one gzip member.
+ */
+import { pipeline, Readable } from 'node:stream';
+import { constants, crc32, createGunzip, deflateRawSync, gunzipSync } from 'node:zlib';
+import { combineCrc, shiftOf } from './crc32.js';
+
+/**
+ * One piece of exposition text in its deflated form only: the text itself is not kept (a plain
+ * response inflates it again; see plainStream()), so a target costs its compressed size in memory.
+ */
+export interface DeflatedPiece {
+  /** Raw deflate of the text, sync-flushed (not final). */
+  readonly deflated: Uint8Array;
+  /** CRC-32 of the text. */
+  readonly crc: number;
+  /** Length of the text in bytes. */
+  readonly bytes: number;
+  /** shiftOf(bytes). */
+  readonly shift: number;
+}
+
+/**
+ * Level 1: a third of the CPU of the default level for about 8% more bytes on exposition text
+ * (measured on 4 MB: 16 ms vs 50 ms).
+ */
+const LEVEL = 1;
+
+export function deflatePiece(plain: Uint8Array): DeflatedPiece {
+  const deflated = deflateRawSync(plain, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+  return { deflated, crc: crc32(plain), bytes: plain.length, shift: shiftOf(plain.length) };
+}
+
+/** What a run of pieces adds up to: the CRC and length of their text. */
+export interface PiecesSummary {
+  readonly crc: number;
+  readonly bytes: number;
+}
+
+export function summarise(pieces: Iterable<DeflatedPiece>): PiecesSummary {
+  let crc = 0;
+  let bytes = 0;
+  for (const p of pieces) {
+    crc = combineCrc(crc, p.crc, p.shift);
+    bytes += p.bytes;
+  }
+  return { crc, bytes };
+}
+
+/**
+ * One piece made of several, in order: their deflated bytes joined into one buffer of its own (a
+ * valid deflate run, each ending byte-aligned), the CRC and length of their text combined.
+ */
+export function joinPieces(pieces: readonly DeflatedPiece[]): DeflatedPiece {
+  let size = 0;
+  for (const p of pieces) size += p.deflated.length;
+  const deflated = new Uint8Array(size);
+  let at = 0;
+  for (const p of pieces) {
+    deflated.set(p.deflated, at);
+    at += p.deflated.length;
+  }
+  const { crc, bytes } = summarise(pieces);
+  return { deflated, crc, bytes, shift: shiftOf(bytes) };
+}
+
+/** gzip magic, CM deflate, no flags, no mtime, XFL 0, OS unknown (RFC 1952). */
+const HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+
+/** The end of a gzip stream: text compressed as the final deflate block. */
+export interface FinalPiece {
+  readonly deflated: Uint8Array;
+  readonly crc: number;
+  readonly shift: number;
+  readonly bytes: number;
+}
+
+export function finalPiece(tail: Uint8Array): FinalPiece {
+  return { deflated: deflateRawSync(tail, { level: LEVEL }), crc: crc32(tail), shift: shiftOf(tail.length), bytes: tail.length };
+}
+
+/**
+ * The parts of one gzip member: the header, the deflated pieces as they are (never copied), the
+ * final piece, and the trailer.
+ */
+export function gzipMember(pieces: readonly Uint8Array[], summary: PiecesSummary, tail: FinalPiece): Uint8Array[] {
+  const crc = combineCrc(summary.crc, tail.crc, tail.shift);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc, 0);
+  trailer.writeUInt32LE((summary.bytes + tail.bytes) % 2 ** 32, 4);
+  return [HEADER, ...pieces, tail.deflated, trailer];
+}
+
+/**
+ * The text of a gzip member made by gzipMember(), inflated as it is sent (zlib's thread pool, not
+ * the serving thread): a plain-text scrape costs one inflate, and no copy of the text is kept. The
+ * gunzip checks the CRC and length, so a piece that does not match its text fails the response.
+ */
+export function plainStream(member: readonly Uint8Array[]): Readable {
+  // An error (never expected: the pieces were made here) destroys the gunzip, which ends the response.
+  return pipeline(Readable.from(member, { objectMode: false }), createGunzip(), () => undefined);
+}
+
+/** The text of a gzip member made by gzipMember(), at once (tests, small bodies). */
+export function plainText(member: readonly Uint8Array[]): string {
+  return gunzipSync(Buffer.concat(member)).toString('utf8');
+}

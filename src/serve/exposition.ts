@@ -1,0 +1,243 @@
+import type { Readable } from 'node:stream';
+import { CATALOGUE, type FamilyDef } from '../families/catalogue.js';
+import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from '../render/gzip-stream.js';
+import { prepareTarget, type PreparedTarget, type TargetChunks } from '../render/prepare.js';
+import { NO_LEASE, Reclaimer, type Lease, type Tracked } from './reclaim.js';
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/**
+ * The exposition of all upstream series, kept per target and served from memory. The parts are
+ * listed family by family in catalogue order, so that one family's series from all targets stay
+ * together under one HELP/TYPE; the list is made at most once per change, when a scrape asks.
+ * Self-metrics are appended per scrape by the HTTP layer (they are small): as text, or as the
+ * final block of the same gzip stream (src/render/gzip-stream.ts).
+ *
+ * Given `free`, the buffers of a replaced exposition are handed to it once no response can still
+ * be sending them (src/serve/reclaim.ts); each response then holds its exposition's lease until
+ * it ends.
+ */
+export class ExpositionCache {
+  private readonly targets = new Map<string, { readonly prepared: PreparedTarget; readonly tracked?: Tracked }>();
+  private version = 0;
+  private built: BuiltExposition | undefined;
+  /** HELP/TYPE lines per family, deflated once. */
+  private readonly headers = new Map<string, DeflatedPiece>();
+  private readonly reclaim: Reclaimer | undefined;
+
+  private readonly families: readonly FamilyDef[];
+
+  constructor(options: { readonly families?: readonly FamilyDef[]; readonly free?: (buffers: ArrayBuffer[]) => void } = {}) {
+    this.families = options.families ?? CATALOGUE;
+    this.reclaim = options.free ? new Reclaimer(options.free) : undefined;
+  }
+
+  /** Swaps in the blocks of one target, preparing them on this thread (tests, in-process polls). */
+  swap(target: string, chunks: TargetChunks): void {
+    this.swapPrepared(target, prepareTarget(chunks));
+  }
+
+  /** Swaps in the prepared exposition of one target (replacing what it had). */
+  swapPrepared(target: string, prepared: PreparedTarget): void {
+    const before = this.targets.get(target);
+    this.changed();
+    const tracked = this.reclaim?.track(this.version, [...prepared.values()].map((p) => p.deflated));
+    this.targets.set(target, tracked ? { prepared, tracked } : { prepared });
+    this.retire(before?.tracked);
+  }
+
+  /** Withdraws every upstream series of a target (its poll failed, or it left the config). */
+  withdraw(target: string): void {
+    const before = this.targets.get(target);
+    if (!before) return;
+    this.targets.delete(target);
+    this.changed();
+    this.retire(before.tracked);
+  }
+
+  /**
+   * A new version; the old ordering is dropped now, so a replaced exposition is not held until
+   * the next scrape.
+   */
+  private changed(): void {
+    const built = this.built;
+    this.version++;
+    this.built = undefined;
+    this.retire(built?.tracked);
+  }
+
+  /** Buffers last live in the version before this one. */
+  private retire(tracked: Tracked | undefined): void {
+    if (tracked) this.reclaim?.retire(tracked, this.version - 1);
+  }
+
+  /** A response's hold on what the current version's exposition is made of. */
+  private lease(): Lease {
+    return this.reclaim?.lease(this.version) ?? NO_LEASE;
+  }
+
+  /** Keeps only the named targets (after a config reload). */
+  retain(targets: ReadonlySet<string>): void {
+    for (const name of [...this.targets.keys()]) if (!targets.has(name)) this.withdraw(name);
+  }
+
+  /**
+   * One target's exposition (for /probe): HELP/TYPE and its samples, family by family in catalogue
+   * order; undefined when the target has no series (not polled yet, or its last poll failed).
+   */
+  targetBody(key: string): Exposition | undefined {
+    const target = this.targets.get(key)?.prepared;
+    if (!target) return undefined;
+    const pieces: DeflatedPiece[] = [];
+    for (const def of this.families) {
+      const piece = target.get(def.name);
+      if (!piece || piece.bytes === 0) continue;
+      pieces.push(this.headerOf(def), piece);
+    }
+    return servable(bodyOf(pieces), this.lease());
+  }
+
+  /** The exposition now: text and a complete gzip of it (tests). */
+  get current(): { readonly text: string; readonly gzip: Buffer; readonly version: number } {
+    const snap = this.snapshot();
+    return { text: snap.text, gzip: Buffer.concat(snap.gzip(finalPiece(new Uint8Array(0)))), version: snap.version };
+  }
+
+  /**
+   * The exposition now, for a scrape. It holds a lease on its buffers: end it (sendExposition does,
+   * when the response ends) or its buffers are left to the garbage collector after two minutes.
+   */
+  snapshot(): ExpositionSnapshot {
+    const built = this.build();
+    const body = servable(built, this.lease());
+    return {
+      ...body,
+      version: built.version,
+      get text() {
+        return plainText(body.gzip(finalPiece(new Uint8Array(0))));
+      },
+    };
+  }
+
+  private build(): BuiltExposition {
+    if (this.built?.version === this.version) return this.built;
+    const pieces: DeflatedPiece[] = [];
+    for (const def of this.families) {
+      let header = false;
+      for (const { prepared } of this.targets.values()) {
+        const piece = prepared.get(def.name);
+        if (!piece || piece.bytes === 0) continue;
+        if (!header) {
+          pieces.push(this.headerOf(def));
+          header = true;
+        }
+        pieces.push(piece);
+      }
+    }
+    // The parts coalesced here are copies made for this version; the rest are the targets' own.
+    const copies: Uint8Array[] = [];
+    const body = bodyOf(pieces, copies);
+    const tracked = this.reclaim?.track(this.version, copies);
+    this.built = { version: this.version, ...body, ...(tracked ? { tracked } : {}) };
+    return this.built;
+  }
+
+  private headerOf(def: FamilyDef): DeflatedPiece {
+    let header = this.headers.get(def.name);
+    if (!header) {
+      header = deflatePiece(Buffer.from(familyHeader(def), 'utf8'));
+      this.headers.set(def.name, header);
+    }
+    return header;
+  }
+}
+
+/** Deflated pieces in the order they are sent, and what their text adds up to. */
+export interface ExpositionBody {
+  /** The deflated pieces, coalesced for sending. */
+  readonly deflated: readonly Uint8Array[];
+  readonly summary: PiecesSummary;
+}
+
+/** `copies` receives the buffers coalesce() made (each joining several pieces). */
+function bodyOf(pieces: readonly DeflatedPiece[], copies?: Uint8Array[]): ExpositionBody {
+  return { deflated: coalesce(pieces.map((p) => p.deflated), copies), summary: summarise(pieces) };
+}
+
+interface BuiltExposition extends ExpositionBody {
+  readonly version: number;
+  readonly tracked?: Tracked;
+}
+
+/** An exposition ready to send, with a tail (the self-metrics, or a probe's `up`) appended. */
+export interface Exposition {
+  /** Length of the exposition's text in bytes, without the tail. */
+  readonly bytes: number;
+  /** The parts of one gzip member holding the exposition followed by `tail` (finalPiece()). */
+  gzip(tail: FinalPiece): Uint8Array[];
+  /** The exposition followed by `tail` as text, inflated as it is read (`bytes` + tail.bytes long). */
+  plain(tail: FinalPiece): Readable;
+  /** The hold on the buffers sent: ended by the response that sends them (src/serve/reclaim.ts). */
+  readonly lease: Lease;
+}
+
+function servable(body: ExpositionBody, lease: Lease): Exposition {
+  return {
+    lease,
+    bytes: body.summary.bytes,
+    gzip: (tail) => gzipMember(body.deflated, body.summary, tail),
+    plain: (tail) => plainStream(gzipMember(body.deflated, body.summary, tail)),
+  };
+}
+
+export interface ExpositionSnapshot extends Exposition {
+  /** The upstream text, inflated on demand (tests). */
+  readonly text: string;
+  readonly version: number;
+}
+
+/**
+ * Runs of small parts joined into buffers of at least BATCH_BYTES (large parts kept as they are).
+ * A response is written part by part, and each write costs: 15,000 parts (250 targets x 60
+ * families) took ~200 ms to send against ~20 ms for the same bytes in one buffer.
+ */
+function coalesce(parts: readonly Uint8Array[], copies?: Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let group: Uint8Array[] = [];
+  let bytes = 0;
+  const flush = () => {
+    if (group.length === 1) out.push(group[0]!);
+    else if (group.length > 1) {
+      const joined = Buffer.concat(group, bytes);
+      out.push(joined);
+      copies?.push(joined);
+    }
+    group = [];
+    bytes = 0;
+  };
+  for (const part of parts) {
+    if (part.byteLength >= BATCH_BYTES) {
+      flush();
+      out.push(part);
+      continue;
+    }
+    group.push(part);
+    bytes += part.byteLength;
+    if (bytes >= BATCH_BYTES) flush();
+  }
+  flush();
+  return out;
+}
+
+const BATCH_BYTES = 64 * 1024;
+
+export function familyHeader(def: FamilyDef): string {
+  return `# HELP ${def.name} ${escapeHelp(def.help)}\n# TYPE ${def.name} ${def.type}\n`;
+}
+
+function escapeHelp(help: string): string {
+  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+/** No series: the tail alone. */
+export const EMPTY_EXPOSITION: Exposition = servable(bodyOf([]), NO_LEASE);

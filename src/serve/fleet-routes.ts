@@ -1,0 +1,92 @@
+/**
+ * Per-target scraping for fleets:
+ *  - `GET /probe?target=NAME`: one owned server's cached exposition and its `flussonic_up`, read
+ *    from memory: a probe never polls. The target is looked up by name among the targets this
+ *    replica owns; a URL, host:port or any unknown name is refused, so /probe can never be made to
+ *    fetch anything (no SSRF).
+ *  - `GET /sd`: Prometheus http_sd_configs JSON with the servers this replica owns, each pointing
+ *    at this exporter's /probe (`__param_target`). `/sd?scrape=metrics` lists this replica's own
+ *    /metrics instead, for a job that scrapes every replica whole.
+ * The address in /sd is the Host the request came to: Prometheus reaches the exporter there.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FleetView } from '../fleet/fleet.js';
+import { shardOf } from '../fleet/shard.js';
+import { familyByName } from '../families/catalogue.js';
+import { EMPTY_EXPOSITION as EMPTY, familyHeader, type ExpositionCache } from './exposition.js';
+import { finalPiece } from '../render/gzip-stream.js';
+import { escapeLabelValue } from '../render/series.js';
+import type { TargetStatus } from '../poll/poller.js';
+import { targetKey } from '../poll/poller.js';
+import { acceptsGzip, sendExposition } from './exposition-reply.js';
+
+export const PROBE_PATH = '/probe';
+export const SD_PATH = '/sd';
+
+export interface FleetRouteDeps {
+  readonly fleet: FleetView;
+  readonly exposition: ExpositionCache;
+  readonly metricsPath: string;
+  readonly statuses: () => readonly TargetStatus[];
+}
+
+const UP_HEADER = familyHeader(familyByName('flussonic_up'));
+
+export function registerFleetRoutes(app: FastifyInstance, deps: FleetRouteDeps): void {
+  app.get(PROBE_PATH, (request, reply) => probe(request, reply, deps));
+  app.get(SD_PATH, (request, reply) => sd(request, reply, deps));
+}
+
+function text(reply: FastifyReply, code: number, body: string): FastifyReply {
+  return reply.code(code).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`${body}\n`);
+}
+
+function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps): FastifyReply {
+  const raw = (request.query as Record<string, unknown>).target;
+  if (raw === undefined || raw === '') return text(reply, 400, 'missing ?target=NAME (a server name; see /sd)');
+  if (typeof raw !== 'string') return text(reply, 400, 'give ?target= once');
+  const owned = deps.fleet.owned().find((t) => t.kind === 'server' && t.name === raw);
+  if (!owned) {
+    // Never echo the value: it may be a URL with credentials someone tried.
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || raw.includes('/') || raw.includes('@')) {
+      return text(reply, 400, 'target must be the name of a configured or discovered server; /probe never fetches URLs');
+    }
+    const { shard, totalShards } = deps.fleet.shard;
+    const hint = totalShards > 1 ? ` (this replica is shard ${shard} of ${totalShards}; a server named so would belong to shard ${shardOf(raw, totalShards)})` : '';
+    return text(reply, 404, `no server of that name is polled here${hint}`);
+  }
+  const status = deps.statuses().find((s) => s.kind === 'server' && s.name === owned.name);
+  const up = status?.lastPoll?.ok === true ? 1 : 0;
+  const upText = Buffer.from(`${UP_HEADER}flussonic_up{server="${escapeLabelValue(owned.name)}"} ${up}\n`, 'utf8');
+  const cached = up === 1 ? deps.exposition.targetBody(targetKey('server', owned.name)) : undefined;
+  return sendExposition(reply, cached ?? EMPTY, finalPiece(upText), acceptsGzip(request.headers['accept-encoding']));
+}
+
+/** Host[:port] as the request named it; anything else falls back to the socket's own address. */
+function selfAddress(request: FastifyRequest): string {
+  const host = request.headers.host;
+  if (host && /^[A-Za-z0-9.\-_]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) return host;
+  const address = request.socket.localAddress ?? '127.0.0.1';
+  const port = request.socket.localPort ?? 9228;
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+function sd(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps): FastifyReply {
+  const scrape = (request.query as Record<string, unknown>).scrape ?? 'probe';
+  if (scrape !== 'probe' && scrape !== 'metrics') return text(reply, 400, 'scrape must be probe (default) or metrics');
+  const address = selfAddress(request);
+  // No `server` or shard label here: the samples carry `server` already (a target label of the same
+  // name would rename theirs to exported_server), and a shard label would change every series'
+  // identity when the replica count changes.
+  const groups =
+    scrape === 'metrics'
+      ? [{ targets: [address], labels: { __metrics_path__: deps.metricsPath } }]
+      : deps.fleet
+          .owned()
+          .filter((t) => t.kind === 'server')
+          .map((t) => ({
+            targets: [address],
+            labels: { ...t.labels, __metrics_path__: PROBE_PATH, __param_target: t.name },
+          }));
+  return reply.code(200).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(groups));
+}

@@ -1,0 +1,115 @@
+/**
+ * How the pool reaches a worker runtime: a worker thread (production), or a runtime on this thread
+ * over a MessageChannel (src/threads/in-process.ts), for collectors passed as functions, which
+ * cannot cross threads (tests with scripted collectors). Both speak the same protocol, with the
+ * same structured clone and transfer, so the pool cannot tell them apart except that only a
+ * thread can crash. This module does not load the runtime: the main thread of a running exporter
+ * never needs it (see deferredChannels()).
+ */
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { FromWorker, ToWorker, WorkerSettings } from './protocol.js';
+
+export interface WorkerChannel {
+  /** Posts a message; the buffers listed move with it (transferred, detached here). */
+  post(message: ToWorker, transfer?: readonly ArrayBuffer[]): void;
+  /** Ends the worker; no exit event follows. */
+  terminate(): Promise<void>;
+}
+
+export interface ChannelEvents {
+  message(message: FromWorker): void;
+  /** The worker ended without being asked to (uncaught error, process.exit), with the reason. */
+  exit(reason: string): void;
+}
+
+export type ChannelFactory = (index: number, events: ChannelEvents) => WorkerChannel;
+
+/**
+ * The compiled worker entry beside this module. Run from the TypeScript sources (vitest), a
+ * thread cannot load .ts files: the compiled one in dist/ is used (`npm test` builds it first, and
+ * the vitest global setup rebuilds it when a source is newer).
+ */
+export function defaultWorkerEntry(): URL {
+  const here = import.meta.url;
+  return here.endsWith('.ts') ? new URL('../../dist/threads/worker.js', here) : new URL('./worker.js', here);
+}
+
+/**
+ * Heap limits of a worker thread. V8 sizes a heap's growth by its limit: under the default limit
+ * (a quarter of the machine's memory, up to 4 GB) an isolate lets its heap grow to about four times
+ * what it keeps before collecting, and a poll leaves its parsed pages and sample tables behind.
+ * Under 1 GiB the factor is nearer 1.5 (a 10,000-stream / 100,000-session poll loop peaked at
+ * 217 MB RSS instead of 267 MB). The young generation is the headroom a poll's parsed pages pass
+ * through, and it stays committed at its full size while polls come: 16 MiB (a third of the
+ * default) took off 10-15 MB, 8 MiB another 5-10 MB of the steady 10,000-stream run (157-158 ->
+ * 147-153 MB) and 20-33 MB of a 40-server fleet, for 2 more ms of scavenges in a 100,000-session
+ * poll (whole-poll CPU within this machine's noise; fleet CPU per server poll unchanged). 4 MiB
+ * took off another 12 MB on Node 22 (167-170 -> 156-158 MB) and 4-14 MB on Node 20 (147-155 ->
+ * 141-143 MB), and 10-20 MB of the 40-server fleet, for no cost the instruction count can see
+ * (2,822 M a 100,000-session poll against 2,842 M; docs/cardinality.md, sixteenth pass). A worker
+ * keeps about 2.5 MB per 1,000-stream server, so 1 GiB is far above what it needs; one that reaches
+ * it dies, is restarted, and the crash names the flag. An explicit
+ * `--max-old-space-size` (NODE_OPTIONS or the node command line) applies to every thread instead.
+ */
+export const WORKER_OLD_GENERATION_MB = 1024;
+export const WORKER_YOUNG_GENERATION_MB = 4;
+
+export function workerResourceLimits(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): ResourceLimits {
+  const explicit = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(a));
+  const young = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
+  return explicit ? young : { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, ...young };
+}
+
+export function threadChannels(entry: URL, settings: WorkerSettings): ChannelFactory {
+  const resourceLimits = workerResourceLimits();
+  return (index, events) => {
+    const worker = new Worker(entry, { workerData: settings, name: `flussonic-exporter poller ${index}`, resourceLimits });
+    let terminating = false;
+    let failure: unknown;
+    worker.on('message', (m: FromWorker) => events.message(m));
+    worker.on('error', (err) => (failure = err));
+    worker.on('exit', (code) => {
+      if (terminating) return;
+      events.exit(exitReason(failure, code, resourceLimits));
+    });
+    return {
+      post: (m, transfer) => worker.postMessage(m, transfer),
+      async terminate() {
+        terminating = true;
+        await worker.terminate();
+      },
+    };
+  };
+}
+
+/** Why a worker ended, for the crash log line; running out of heap names the flag that raises it. */
+export function exitReason(failure: unknown, code: number, limits: ResourceLimits): string {
+  if ((failure as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    const limit = limits.maxOldGenerationSizeMb === undefined ? 'the heap limit' : `its ${limits.maxOldGenerationSizeMb} MB heap limit`;
+    return `out of memory: the worker reached ${limit}; give more with NODE_OPTIONS=--max-old-space-size=<MB>, or spread the targets over more workers`;
+  }
+  if (failure instanceof Error) return `uncaught error: ${failure.message}`;
+  if (failure !== undefined) return `uncaught error: ${String(failure)}`;
+  return `exited with code ${code}`;
+}
+
+/**
+ * A channel factory loaded on first use (a dynamic import), so that its modules are loaded only
+ * when it is used: the in-process channels bring the poll runtime and the HTTP client (undici), which
+ * the serving thread of a running exporter never needs (about 5 MB of RSS). Messages posted before
+ * it is loaded are delivered, in order, once it is; a failure to load is reported as the channel's
+ * exit (and the same failure again at each restart).
+ */
+export function deferredChannels(load: () => Promise<ChannelFactory>): ChannelFactory {
+  let factory: Promise<ChannelFactory> | undefined;
+  return (index, events) => {
+    const channel = (factory ??= load()).then((make) => make(index, events));
+    channel.catch((error: unknown) => events.exit(`could not load the runtime: ${error instanceof Error ? error.message : String(error)}`));
+    return {
+      post: (m, transfer) => void channel.then((c) => c.post(m, transfer), () => undefined),
+      async terminate() {
+        await (await channel.catch(() => undefined))?.terminate();
+      },
+    };
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The targets as the main thread knows them: plain descriptions of the configured (or discovered)
+ * servers and Catena services, and a fingerprint to tell whether one changed. What a worker makes
+ * of a description (clients, collectors) is in src/poll/targets.ts, which the main thread never loads:
+ * the HTTP clients cost the serving thread memory it does not need.
+ */
+import type { ExporterConfig } from '../config/types.js';
+import type { TargetDescription } from './protocol.js';
+
+/** One description per configured server and Catena service: the set of targets of a config. */
+export function targetDescriptions(config: ExporterConfig): TargetDescription[] {
+  return [
+    ...config.servers.map((server) => ({ kind: 'server' as const, config: server })),
+    ...config.catena.map((catena) => ({ kind: 'catena' as const, config: catena })),
+  ];
+}
+
+/** A stable text of a config object (Map included) to tell whether it changed. */
+export function fingerprint(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v instanceof Map) return [...v.entries()];
+    if (v === Number.POSITIVE_INFINITY) return 'Infinity';
+    return v;
+  });
+}
