@@ -10,7 +10,7 @@ import type { CollectorEntry } from '../../src/collect/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { escapeHtml } from '../../src/serve/app.js';
 import { acceptsGzip } from '../../src/serve/exposition-reply.js';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { captureLogger, exporterConfig, serverConfig } from '../helpers/runtime.js';
 import { value } from '../helpers/exposition.js';

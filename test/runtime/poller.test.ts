@@ -9,7 +9,7 @@ import { NO_DATA, type CollectorEntry, type CatenaCollector, type CatenaCollectC
 import type { ServerConfig } from '../../src/config/types.js';
 import { UpstreamHttpError } from '../../src/lib/errors.js';
 import { createExporter, type Exporter, type ExporterDeps } from '../../src/exporter.js';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { nextPollAtMs, pollDeadlineMs, pollPhaseMs } from '../../src/poll/schedule.js';
 import { targetKey } from '../../src/poll/poller.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
