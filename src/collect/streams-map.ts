@@ -72,6 +72,12 @@ const STREAM_FIELDS = [
 ] as const;
 type StreamField = (typeof STREAM_FIELDS)[number];
 
+/**
+ * A stream's `stats` as the mapping reads it: the nested shapes of src/flussonic/types.ts, and
+ * every scalar STREAM_FIELDS names (`stats.<field>`), as `unknown` until fields.ts checks it.
+ */
+type Stats = Readonly<StreamStats> & { readonly [K in StreamField as K extends `stats.${infer Field}` ? Field : never]?: unknown };
+
 // ---------------------------------------------------------------------------------------------
 // The families we fill
 // ---------------------------------------------------------------------------------------------
@@ -243,7 +249,7 @@ export function mapStream(
 
   const { families } = config;
   if (families.details) out.add(F.info, [name, labelText(stream.title), labelText(stream.named_by)], 1);
-  const stats = objectField<StreamStats>(out, F.alive, [name], stream.stats);
+  const stats = objectField<Stats>(out, F.alive, [name], stream.stats);
   if (!stats) return;
   const input = objectField<StreamInputStats>(out, F.inputSwitches, [name], stats.input);
   mapState(out, name, stats, families);
@@ -256,7 +262,7 @@ export function mapStream(
   if (families.pushes) mapPushes(out, name, stats, stream.pushes);
 }
 
-function mapState(out: SeriesWriter, name: string, stats: Readonly<StreamStats>, families: StreamFamilySwitches): void {
+function mapState(out: SeriesWriter, name: string, stats: Stats, families: StreamFamilySwitches): void {
   const labels = [name];
   addFlag(out, F.alive, labels, stats.alive);
   addStateSet(out, F.status, labels, STREAM_STATUSES, stats.status);
@@ -269,7 +275,7 @@ function mapState(out: SeriesWriter, name: string, stats: Readonly<StreamStats>,
 function mapTraffic(
   out: SeriesWriter,
   name: string,
-  stats: Readonly<StreamStats>,
+  stats: Stats,
   input: Readonly<StreamInputStats> | undefined,
   families: StreamFamilySwitches,
 ): void {
@@ -293,7 +299,7 @@ function mapTraffic(
 function mapInput(
   out: SeriesWriter,
   name: string,
-  stats: Readonly<StreamStats>,
+  stats: Stats,
   input: Readonly<StreamInputStats> | undefined,
   families: StreamFamilySwitches,
 ): void {
@@ -314,7 +320,7 @@ function mapInput(
   }
 }
 
-function mapTranscoder(out: SeriesWriter, name: string, stats: Readonly<StreamStats>, families: StreamFamilySwitches): void {
+function mapTranscoder(out: SeriesWriter, name: string, stats: Stats, families: StreamFamilySwitches): void {
   const labels = [name];
   addFlag(out, F.transcoderRunning, labels, stats.running_transcoder);
   addFlag(out, F.transcoderOverloaded, labels, stats.transcoder_overloaded);
@@ -341,7 +347,7 @@ function mapTranscoder(out: SeriesWriter, name: string, stats: Readonly<StreamSt
   }
 }
 
-function mapDvr(out: SeriesWriter, name: string, stats: Readonly<StreamStats>): void {
+function mapDvr(out: SeriesWriter, name: string, stats: Stats): void {
   const labels = [name];
   addFlag(out, F.dvrEnabled, labels, stats.dvr_enabled);
   const dvr = objectField<DvrInfo>(out, F.dvrDepth, labels, stats.dvr_info);
@@ -351,7 +357,7 @@ function mapDvr(out: SeriesWriter, name: string, stats: Readonly<StreamStats>): 
   addFlag(out, F.dvrReplicationRunning, labels, stats.dvr_replication_running);
 }
 
-function mapTracks(out: SeriesWriter, name: string, stats: Readonly<StreamStats>): void {
+function mapTracks(out: SeriesWriter, name: string, stats: Stats): void {
   const mediaInfo = objectField<MediaInfo>(out, F.trackInfo, [name], stats.media_info);
   const tracks = arrayField(out, F.trackInfo, [name], mediaInfo?.tracks);
   const seen = new Set<string>();
@@ -377,7 +383,7 @@ function mapTracks(out: SeriesWriter, name: string, stats: Readonly<StreamStats>
  * Push counters by index: `stats.push[i]` (2025) field by field before `pushes[i].stats` (flat).
  * The index is the label because a push has no other identity that is not its URL.
  */
-function mapPushes(out: SeriesWriter, name: string, stats: Readonly<StreamStats>, pushes: unknown): void {
+function mapPushes(out: SeriesWriter, name: string, stats: Stats, pushes: unknown): void {
   const nested = arrayField(out, F.pushSent, [name], stats.push);
   const flat = arrayField(out, F.pushSent, [name], pushes);
   const count = Math.max(nested.length, flat.length);
