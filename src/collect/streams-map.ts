@@ -88,13 +88,7 @@ export const INPUT_ACTIVE_RESERVED = 2;
 export const STREAM_SERIES_BUDGET = 20;
 
 export const STREAM_STATUSES = ['running', 'waiting', 'error'] as const;
-export const TRANSCODER_AD_MARKER_KINDS = [
-  'input_ad_announces',
-  'output_ad_announces',
-  'output_shifted_ad_announces',
-  'input_ad_immediate',
-  'output_ad_immediate',
-] as const;
+export const TRANSCODER_AD_MARKER_KINDS = ['input_ad_announces', 'output_ad_announces', 'output_shifted_ad_announces', 'input_ad_immediate', 'output_ad_immediate'] as const;
 
 const SS = ['server', 'stream'] as const;
 const SSI = ['server', 'stream', 'input'] as const;
@@ -234,11 +228,7 @@ const INPUT_ERRORS_PREFIX = 'errors_';
  * Maps one item of GET /streams. An item without a string `name` is a shape problem (it cannot be
  * labelled); an item the filter excludes adds nothing.
  */
-export function mapStream(
-  out: SeriesWriter,
-  item: JsonObject,
-  config: Pick<ServerConfig, 'streams' | 'families'>,
-): void {
+export function mapStream(out: SeriesWriter, item: JsonObject, config: Pick<ServerConfig, 'streams' | 'families'>): void {
   const stream = item as StreamItem;
   if (typeof stream.name !== 'string' || stream.name === '') {
     out.recordProblem(F.info, [], stream.name);
