@@ -65,6 +65,7 @@ const STREAM_FIELDS = [
   'stats.ts_delay', 'stats.opened_at', 'stats.last_access_at', 'stats.backup_running', 'stats.running_transcoder',
   'stats.transcoder_overloaded', 'stats.input', 'inputs',
   'title', 'named_by', 'stats.input_bitrate', 'stats.output_bitrate', 'stats.last_dts_at', 'stats.publish_enabled',
+  'stats.playback_duration',
   'stats.transcoder',
   'stats.dvr_enabled', 'stats.dvr_info', 'stats.dvr_replication', 'stats.dvr_replication_running',
   'stats.media_info',
@@ -123,6 +124,8 @@ export const STREAM_FAMILIES = defineFamilies(
     help: 'Bytes sent to clients of the stream (stats.bytes_out).' },
   clients: { name: 'flussonic_stream_clients', type: 'gauge', labels: SS, tier: core(1), reads: ['stats.online_clients', 'stats.client_count'],
     help: 'Clients watching the stream (stats.online_clients, else stats.client_count).' },
+  playback: { name: 'flussonic_stream_playback_seconds_total', type: 'counter', labels: SS, tier: optional('details', 1), reads: ['stats.playback_duration'],
+    help: 'Seconds of the stream watched by all its viewers together since it opened (stats.playback_duration); resets when the stream reopens.' },
   retries: { name: 'flussonic_stream_retries_total', type: 'counter', labels: SS, tier: byDefault(1), reads: ['stats.retry_count'],
     help: 'Times the stream retried its input (stats.retry_count).' },
   droppedPackets: { name: 'flussonic_stream_input_dropped_packets_per_second', type: 'gauge', labels: SS, tier: byDefault(1), reads: ['stats.input_error_rate', 'stats.input'],
@@ -200,7 +203,7 @@ export const STREAM_FAMILIES = defineFamilies(
   [
     'trackInfo', 'trackBitrate', 'trackFps', 'trackGop', 'transcoderDuplicated', 'transcoderDropped', 'pushSent',
     'pushRetries', 'inputErrors', 'inputReceived', 'inputLastFrame', 'inputStartTime', 'inputError', 'info',
-    'lastFrame', 'publishEnabled', 'outputBitrate', 'inputBitrate', 'transcoderAdMarkers', 'transcoderInfo',
+    'lastFrame', 'publishEnabled', 'outputBitrate', 'inputBitrate', 'playback', 'transcoderAdMarkers', 'transcoderInfo',
     'transcoderQualities', 'transcoderRestarts', 'transcoderFrames', 'dvrReplication', 'dvrReplicationRunning',
     'dvrEnabled', 'dvrDepth', 'dvrSize', 'outputBandwidth', 'transcoderRunning', 'inputDelay', 'droppedPackets',
     'inputActive', 'retries', 'startTime', 'inputSwitches', 'backupActive', 'transcoderOverloaded', 'lastAccess',
@@ -274,6 +277,7 @@ function mapTraffic(
   if (families.details) {
     addNumber(out, F.inputBitrate, labels, stats.input_bitrate, kbitPerSecondToBytes);
     addNumber(out, F.outputBitrate, labels, stats.output_bitrate, kbitPerSecondToBytes);
+    addNumber(out, F.playback, labels, stats.playback_duration);
   }
   // Traffic to all clients: kbit/s in the flat field, bits/s in `output_bandwidth`.
   if (stats.out_bandwidth !== undefined && stats.out_bandwidth !== null) {

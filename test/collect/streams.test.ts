@@ -350,6 +350,7 @@ describe('streams: cardinality controls', () => {
       opened_at: 1_700_000_000_000, // timestamps within the valid window (src/families/ranges.ts)
       last_dts_at: 1_700_000_000_000,
       publish_enabled: true,
+      playback_duration: 7,
       input: { errors_lost_packets: 1, input_switches: 1 },
       transcoder: {
         hw: 'cpu',
@@ -416,6 +417,7 @@ describe('streams: select list', () => {
         name: 'rich',
         stats: {
           backup_running: false,
+          playback_duration: 0,
           dvr_replication: 1,
           retry_count: 0,
           input: { input_switches: 0, errors_x: 0 },
