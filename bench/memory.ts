@@ -16,7 +16,7 @@ import { createExporter } from '../src/exporter.js';
 import { FlussonicClient } from '../src/flussonic/client.js';
 import { SelfMetrics } from '../src/serve/self.js';
 import { SeriesWriter } from '../src/render/series.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '@flussonic-exporter/simulator';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory)');

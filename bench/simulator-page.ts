@@ -4,7 +4,7 @@
  *   npx tsc -p tsconfig.json --outDir .tmp/bench && node .tmp/bench/bench/simulator-page.js
  */
 import { performance } from 'node:perf_hooks';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '@flussonic-exporter/simulator';
 
 const SESSION_SELECT = 'id,name,proto,bytes,opened_at,closed_at,country,dvr,secure';
 
