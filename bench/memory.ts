@@ -89,7 +89,7 @@ async function perServer(count: number): Promise<void> {
   const buffers = (full.m.buffers - base.m.buffers) / (count - 1);
   const rss = (full.m.rss - base.m.rss) / (count - 1);
   console.log(
-    `whole exporter, ${count} vs 1 servers of 1,000 streams / 5,000 sessions (default settings): per additional server ` +
+    `worker pool and exposition cache, ${count} vs 1 servers of 1,000 streams / 5,000 sessions (default settings): per additional server ` +
       `heap +${heap.toFixed(2)} MB, exposition buffers +${buffers.toFixed(2)} MB, together ${(heap + buffers).toFixed(2)} MB (RSS +${rss.toFixed(1)} MB)`,
   );
   await base.pool.stop(5000);
