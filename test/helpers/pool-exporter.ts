@@ -37,8 +37,6 @@ export interface PoolExporterOptions {
   readonly channels: ChannelFactory;
   /** Workers (default: the config's). */
   readonly size?: number;
-  /** prom-client's process and Node.js figures in the self-metrics (default true). */
-  readonly defaultMetrics?: boolean;
 }
 
 /** Channels to a runtime on this thread polling with the collectors given (the built-in Catena collector unless one is). */
@@ -48,7 +46,7 @@ export function scriptedChannels(logger: Logger, collectorTable: readonly Collec
 
 export function poolExporter(options: PoolExporterOptions): PoolExporter {
   const { config, logger, version } = options;
-  const self = new SelfMetrics({ version, demo: false, ...(options.defaultMetrics === false ? { defaultMetrics: false } : {}) });
+  const self = new SelfMetrics({ version, demo: false });
   self.configReloaded(true, Date.now() / 1000);
   let freeBuffers: (buffers: ArrayBuffer[]) => void = () => undefined;
   const cache = new ExpositionCache({ free: (buffers) => freeBuffers(buffers) });

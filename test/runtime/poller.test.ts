@@ -98,7 +98,6 @@ function setup(names: string[], options: { overrides?: Partial<ServerConfig> } =
     version: '1.2.3-test',
     channels: scriptedChannels(log.logger, scriptedTable(scripts)),
     size: 1,
-    defaultMetrics: false,
   });
   running.push(exporter);
   const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
@@ -328,7 +327,6 @@ describe('catena targets', () => {
       version: 'test',
       channels: scriptedChannels(log.logger, [], () => collector),
       size: 1,
-      defaultMetrics: false,
     });
     running.push(exporter);
     const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;

@@ -47,7 +47,6 @@ function setup(): { exporter: PoolExporter; log: CapturedLog; metrics: () => Pro
     logger: log.logger,
     version: 'test',
     channels: threadChannels(FAULTY_WORKER, { logLevel: 'debug', userAgent: 'flussonic-exporter/test' }),
-    defaultMetrics: false,
   });
   running.push(exporter);
   const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
