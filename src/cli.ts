@@ -7,6 +7,7 @@ import { LOG_LEVELS, parseDuration, formatDuration, parseListenAddress, type Exp
 import { metricsPathProblem } from './config/validate.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
+import { FIXED_ROUTE_PATHS } from './serve/routes.js';
 import { ConfigError, ExporterError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
@@ -173,7 +174,7 @@ function parseOverrides(values: Values): Overrides {
   }
   const path = values['web.telemetry-path'] as string | undefined;
   if (path !== undefined) {
-    const problem = metricsPathProblem(path);
+    const problem = metricsPathProblem(path, FIXED_ROUTE_PATHS);
     if (problem) throw new UsageError(`--web.telemetry-path: ${problem}`);
     out.metricsPath = path;
   }

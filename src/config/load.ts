@@ -14,10 +14,11 @@ import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
 import type { ExporterConfig } from './types.js';
 import { checkConfig, toConfigProblem } from './validate.js';
 
-export function loadConfig(path: string, env: Environment = process.env): ExporterConfig {
+/** `reservedPaths`: the paths `metrics_path` may not take (the HTTP face's fixed routes). */
+export function loadConfig(path: string, env: Environment = process.env, { reservedPaths }: Pick<ParseOptions, 'reservedPaths'> = {}): ExporterConfig {
   const read = readFileCapped(path, MAX_CONFIG_BYTES);
   if (!read.ok) throw new ConfigError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
-  return parseConfigText(read.text, { source: path, baseDir: dirname(resolve(path)), env });
+  return parseConfigText(read.text, { source: path, baseDir: dirname(resolve(path)), env, ...(reservedPaths ? { reservedPaths } : {}) });
 }
 
 /** A config with more problems than this is shown the first ones and the count of the rest. */
@@ -30,6 +31,7 @@ export interface ParseOptions {
   readonly source: string;
   readonly baseDir: string;
   readonly env: Environment;
+  readonly reservedPaths?: readonly string[];
 }
 
 /** The same as loadConfig for YAML text already in memory. */
@@ -59,7 +61,12 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     throw new ConfigError(options.source, [{ path: '', message: `YAML: ${message}` }]);
   }
   const expanded = expandEnvironment(raw, options.env, formatPath);
-  const { config, problems, more } = checkConfig(expanded.value, { source: options.source, baseDir: options.baseDir, expandedPaths: expanded.expandedPaths });
+  const { config, problems, more } = checkConfig(expanded.value, {
+    source: options.source,
+    baseDir: options.baseDir,
+    expandedPaths: expanded.expandedPaths,
+    ...(options.reservedPaths ? { reservedPaths: options.reservedPaths } : {}),
+  });
   // A value whose expansion failed was reported already; what validation says about the
   // resulting empty value would only repeat it.
   const failedPaths = new Set(expanded.problems.map((p) => formatPath(p.segments)));

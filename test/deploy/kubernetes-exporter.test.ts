@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseCli, USAGE } from '../../src/cli.js';
 import { DEFAULTS, loadConfig } from '../../src/config/index.js';
 import { ConfigError } from '../../src/lib/errors.js';
-import { HEALTHY_PATH, READY_PATH } from '../../src/serve/app.js';
+import { HEALTHY_PATH, READY_PATH } from '../../src/serve/routes.js';
 import { ensureBuilt, ExporterProcess, killAll, runToExit } from '../cli/exporter-process.js';
 import { waitFor } from '../grafana/harness.js';
 import {
