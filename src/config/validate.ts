@@ -3,7 +3,7 @@
  * path; only a config without problems comes out. The demo mode builds its config through this
  * same function, so no unvalidated config ever reaches the poller.
  */
-import { ConfigError, type ConfigProblem } from '../lib/errors.js';
+import { configError, type ConfigProblem } from '../lib/errors.js';
 import { readCatena } from './catena.js';
 import { readDiscovery, readTemplates } from './discovery.js';
 import { DEFAULTS, KNOWN_KEYS, LOG_LEVELS } from './defaults.js';
@@ -71,7 +71,7 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
 /** Validates a loose config value; throws a ConfigError listing every problem. */
 export function validateConfig(raw: unknown, options: ValidateOptions): ExporterConfig {
   const { config, problems } = checkConfig(raw, options);
-  if (!config) throw new ConfigError(options.source, problems.map((problem) => toConfigProblem(problem)));
+  if (!config) throw configError(options.source, problems.map((problem) => toConfigProblem(problem)));
   return config;
 }
 
