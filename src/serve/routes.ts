@@ -5,7 +5,6 @@
  * (guards.ts), the landing page's lines (landing.ts) and the paths `metrics_path` may not take
  * (FIXED_ROUTE_PATHS, handed to config validation by its callers).
  */
-import type { FleetView } from '../fleet/fleet.js';
 import { probeHandler, sdHandler, type FleetPaths, type FleetRouteDeps } from './fleet-routes.js';
 import { healthyHandler, metricsHandler, readyHandler } from './handlers.js';
 import { landingHandler } from './landing.js';
@@ -70,15 +69,17 @@ export function servedRoutes(deps: RouteDeps, table: readonly RouteDeclaration[]
     scrapeCap: r.scrapeCap ?? false,
     ...(r.landing ? { landing: r.landing } : {}),
   }));
+  // Trailing slashes are ignored when routing: `/-/ready/` is `/-/ready`.
   const seen = new Set<string>();
   for (const { path } of entries) {
-    if (seen.has(path)) throw new Error(`two routes at ${JSON.stringify(path)}: the metrics path must not be one of ${fixedRoutePaths(table).join(' ')}`);
-    seen.add(path);
+    const routed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    if (seen.has(routed)) throw new Error(`two routes at ${JSON.stringify(path)}: the metrics path must not be one of ${fixedRoutePaths(table).join(' ')}`);
+    seen.add(routed);
   }
   return chosen.map((r, i) => ({ ...entries[i]!, handler: r.handler(deps, entries) }));
 }
 
-function withFleet(deps: RouteDeps): FleetRouteDeps & { readonly fleet: FleetView } {
+function withFleet(deps: RouteDeps): FleetRouteDeps {
   const { fleet } = deps;
   if (!fleet) throw new Error('a fleet route needs a fleet view');
   return { ...deps, fleet };

@@ -11,6 +11,7 @@ import { buildApp } from '../../src/serve/app.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { FIXED_ROUTE_PATHS, fixedRoutePaths, ROUTE_TABLE, servedRoutes, type RouteDeclaration } from '../../src/serve/routes.js';
 import { SelfMetrics } from '../../src/serve/self.js';
+import { NO_WEB_CONFIG, type WebConfig } from '../../src/serve/web-config.js';
 import { captureLogger } from '../helpers/runtime.js';
 
 const FLEET: FleetView = { shard: { shard: 0, totalShards: 1 }, owned: () => [], describe: () => 'not sharded (one replica): polling 0 of 0 servers' };
@@ -112,5 +113,15 @@ describe('the route table', () => {
 
   test('a metrics path on a fixed route is refused when the app is built, naming the fixed paths', () => {
     expect(() => servedRoutes(deps({ metricsPath: '/-/ready' }))).toThrow(`two routes at "/-/ready": the metrics path must not be one of ${FIXED_ROUTE_PATHS.join(' ')}`);
+    expect(() => servedRoutes(deps({ metricsPath: '/-/ready/' }))).toThrow('two routes at "/-/ready"');
+  });
+
+  test("basic auth guards every route but one the table declares open", async () => {
+    const open: RouteDeclaration = { ...EXTRA, auth: 'none' };
+    const users: WebConfig = { ...NO_WEB_CONFIG, users: new Map([['admin', '$2y$04$notarealhashnotarealhashnotarealhashnotarealhashnotre']]) };
+    const served = buildApp({ ...deps(), routes: [...ROUTE_TABLE, open], guards: { webConfig: () => users, maxRequests: 5 } });
+    apps.push(served);
+    expect((await served.inject({ method: 'GET', url: '/-/extra' })).statusCode).toBe(200);
+    for (const url of ['/metrics', '/', '/-/healthy', '/nope']) expect((await served.inject({ method: 'GET', url })).statusCode, url).toBe(401);
   });
 });
