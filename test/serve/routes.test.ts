@@ -86,6 +86,7 @@ describe('the route table', () => {
     expect(FIXED_ROUTE_PATHS.length).toBe(ROUTE_TABLE.length - 1);
     for (const path of FIXED_ROUTE_PATHS) {
       expect(metricsPathRejected(path, FIXED_ROUTE_PATHS), path).toContain(`other than ${FIXED_ROUTE_PATHS.join(' ')}; got ${JSON.stringify(path)}`);
+      if (path !== '/') expect(metricsPathRejected(`${path}/`, FIXED_ROUTE_PATHS), `${path}/`).toContain('other than');
       const res = await served.inject({ method: 'PUT', url: path });
       expect([res.statusCode, res.headers.allow], path).toEqual([405, 'GET, HEAD']);
     }
