@@ -19,10 +19,9 @@ RUN npx tsc -p tsconfig.build.json
 
 FROM node:22-bookworm-slim
 # glibc's malloc: two arenas at most, and every block of 128 KiB or more from mmap, given back to the
-# system when freed (a fixed threshold also stops glibc raising it after each large free). A
-# 10,000-stream server peaked at 148-155 MB instead of 156-158 on Node 22, 40 fleet servers took
-# 16 MB less, for no more CPU in all: more system time, as much less user time (docs/cardinality.md,
-# sixteenth pass). The systemd unit sets the same.
+# system when freed (a fixed threshold also stops glibc raising it after each large free): 5-10 MB
+# less RSS for a 10,000-stream server, about 16 MB less for 40 servers, at the same total CPU
+# (docs/operating.md, "Sizing the exporter"). The systemd unit sets the same.
 ENV NODE_ENV=production \
     FLUSSONIC_EXPORTER_CONFIG=/etc/flussonic-exporter/config.yaml \
     MALLOC_ARENA_MAX=2 \

@@ -126,8 +126,6 @@ export interface PollerDeps {
    */
   readonly prepare: (samples: SampleSource) => PreparedTarget;
   readonly log: Logger;
-  /** Source of the jitter (tests make it deterministic). Default Math.random. */
-  readonly random?: () => number;
 }
 
 const SHAPE_PROBLEMS_LOGGED = 3;
@@ -232,7 +230,7 @@ class TargetRunner {
 
   start(): void {
     if (this.stopped || this.timer) return;
-    this.schedule(firstPollDelayMs(this.target.intervalMs, this.deps.random ?? Math.random));
+    this.schedule(firstPollDelayMs(this.target.intervalMs, Math.random));
   }
 
   pollNow(): Promise<void> {

@@ -358,8 +358,6 @@ describe('operations collector: wrong key', () => {
       config: exporterConfig([serverConfig('edge-1', sim.url)], { catena: [catenaConfig('billing', sim.url, { apiKey: wrongKey }), catenaConfig('north', sim.url, { apiKey: KEY_NORTH })] }),
       logger: log.logger,
       version: 'test',
-      retryBackoffMs: 1,
-      random: () => 0,
     });
     try {
       await exporter.pollOnce();

@@ -35,7 +35,7 @@ async function run(sim: SimulatorOptions, server: (url: string) => ServerConfig)
   sims.push(s);
   const log = captureLogger();
   const config = server(s.url);
-  const exporter = createExporter({ config: exporterConfig([config]), logger: log.logger, version: 'test', random: () => 0 });
+  const exporter = createExporter({ config: exporterConfig([config]), logger: log.logger, version: 'test' });
   exporters.push(exporter);
   const poll = async () => {
     await exporter.pollOnce();

@@ -48,7 +48,7 @@ function servers(overrides: { edge1?: Partial<ServerConfig>; edge2?: Partial<Ser
 
 function setup(list: ServerConfig[] = servers(), catena: CatenaConfig[] = []): { exporter: Exporter; log: CapturedLog; metrics: () => Promise<string> } {
   const log = captureLogger();
-  const exporter = createExporter({ config: exporterConfig(list, { catena }), logger: log.logger, version: 'test', retryBackoffMs: 10, random: () => 0 });
+  const exporter = createExporter({ config: exporterConfig(list, { catena }), logger: log.logger, version: 'test' });
   running.push(exporter);
   const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
   return { exporter, log, metrics };

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 async function pollOf(url: string) {
   const log = captureLogger();
-  const exporter = createExporter({ config: exporterConfig([serverConfig('edge', url)]), logger: log.logger, version: 'test', defaultMetrics: false, random: () => 0 });
+  const exporter = createExporter({ config: exporterConfig([serverConfig('edge', url)]), logger: log.logger, version: 'test' });
   running.push(exporter);
   await exporter.pollOnce('edge');
   return { log, text: (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body };
