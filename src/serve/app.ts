@@ -9,16 +9,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { installGuards, type GuardOptions } from './guards.js';
 import { DEFAULT_LIMITS } from './limits.js';
-import type { RouteDeps } from './route-types.js';
-import { ROUTE_TABLE, servedRoutes, type RouteDeclaration } from './routes.js';
+import type { RouteDeps, ServedRoute } from './route-types.js';
+import { servedRoutes } from './routes.js';
 import { NO_WEB_CONFIG } from './web-config.js';
 
 export interface AppDeps extends RouteDeps {
   readonly logger: Logger;
   /** Web config (TLS is the listeners'; headers and auth are applied here) and the scrape cap. Default: none, 40. */
   readonly guards?: Omit<GuardOptions, 'routes'>;
-  /** The route table; default the exporter's (ROUTE_TABLE). */
-  readonly routes?: readonly RouteDeclaration[];
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -28,8 +26,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
-  const routes = servedRoutes(deps, deps.routes ?? ROUTE_TABLE);
-  installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...deps.guards, routes });
+  addRoutes(app, servedRoutes(deps), deps.guards);
+  return app;
+}
+
+/** Serves `routes` on `app` behind the guards, with short 404 and error answers. */
+export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Omit<GuardOptions, 'routes'>): void {
+  installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...guards, routes });
   for (const route of routes) app.route({ method: [...route.methods], url: route.path, handler: route.handler });
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found\n'));
@@ -39,5 +42,4 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
     return reply.code(status >= 400 ? status : 500).type('text/plain; charset=utf-8').send(status < 500 ? 'bad request\n' : 'internal error\n');
   });
-  return app;
 }

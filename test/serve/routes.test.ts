@@ -4,10 +4,11 @@
  * route added to the table shows up in each of them, and fleet routes exist only with a fleet.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { validateConfig } from '../../src/config/index.js';
 import type { FleetView } from '../../src/fleet/fleet.js';
-import { buildApp } from '../../src/serve/app.js';
+import { addRoutes, buildApp } from '../../src/serve/app.js';
+import type { GuardOptions } from '../../src/serve/guards.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { FIXED_ROUTE_PATHS, fixedRoutePaths, ROUTE_TABLE, servedRoutes, type RouteDeclaration } from '../../src/serve/routes.js';
 import { SelfMetrics } from '../../src/serve/self.js';
@@ -43,8 +44,16 @@ function deps(options: { fleet?: FleetView; metricsPath?: string } = {}) {
   };
 }
 
-function app(table: readonly RouteDeclaration[], fleet?: FleetView): FastifyInstance {
-  const built = buildApp({ ...deps(fleet ? { fleet } : {}), routes: table });
+/** The exporter's app (buildApp) for its own table; the same parts composed for another table. */
+function app(table: readonly RouteDeclaration[], fleet?: FleetView, guards?: Omit<GuardOptions, 'routes'>): FastifyInstance {
+  const appDeps = deps(fleet ? { fleet } : {});
+  let built: FastifyInstance;
+  if (table === ROUTE_TABLE && !guards) {
+    built = buildApp(appDeps);
+  } else {
+    built = Fastify();
+    addRoutes(built, servedRoutes(appDeps, table), guards);
+  }
   apps.push(built);
   return built;
 }
@@ -120,8 +129,7 @@ describe('the route table', () => {
   test("basic auth guards every route but one the table declares open", async () => {
     const open: RouteDeclaration = { ...EXTRA, auth: 'none' };
     const users: WebConfig = { ...NO_WEB_CONFIG, users: new Map([['admin', '$2y$04$notarealhashnotarealhashnotarealhashnotarealhashnotre']]) };
-    const served = buildApp({ ...deps(), routes: [...ROUTE_TABLE, open], guards: { webConfig: () => users, maxRequests: 5 } });
-    apps.push(served);
+    const served = app([...ROUTE_TABLE, open], undefined, { webConfig: () => users, maxRequests: 5 });
     expect((await served.inject({ method: 'GET', url: '/-/extra' })).statusCode).toBe(200);
     for (const url of ['/metrics', '/', '/-/healthy', '/nope']) expect((await served.inject({ method: 'GET', url })).statusCode, url).toBe(401);
   });
