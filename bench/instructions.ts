@@ -35,7 +35,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningSimulator } from '../src/simulator/index.js';
+import type { RunningSimulator } from '@flussonic-exporter/simulator';
 import { exporterNodeFlags, median, type LoopCounts } from './common.js';
 import { Child } from './child.js';
 import type { HeldText } from './gzip-floor-child.js';

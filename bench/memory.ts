@@ -20,7 +20,7 @@ import { SeriesWriter } from '../src/render/series.js';
 import { inProcessChannels } from '../src/threads/in-process.js';
 import { WorkerPool } from '../src/threads/pool.js';
 import { targetDescriptions } from '../src/threads/target-descriptions.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '@flussonic-exporter/simulator';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory)');

@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { DVRS_WALK } from '../src/collect/dvrs.js';
 import { sessionsSelect } from '../src/collect/sessions-select.js';
 import { streamsSelect } from '../src/collect/streams.js';
-import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import {
   benchServerConfig,
   childEnv,

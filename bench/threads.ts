@@ -12,7 +12,7 @@
  *    server.
  */
 import { availableParallelism } from 'node:os';
-import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { isExporterRequest, median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
 import { mb } from './format.js';
 

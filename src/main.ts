@@ -24,7 +24,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return print(readVersion());
     case 'simulate':
       // Loaded only for this subcommand, like the demo: the exporter itself never imports the simulator.
-      return (await import('./simulator/cli.js')).runSimulate([...command.argv]);
+      return (await import('./demo.js')).simulate(command.argv);
     case 'check': {
       const { servers, catena, discovery = [] } = loadConfig(command.configPath, process.env, { reservedPaths: FIXED_ROUTE_PATHS });
       if (command.webConfigFile !== undefined) loadWebConfig(command.webConfigFile);

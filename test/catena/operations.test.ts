@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CatenaConfig, CatenaPrice } from '../../src/config/types.js';
 import { createExporter } from '../../src/exporter.js';
 import { isUpstreamError, type UpstreamError } from '../../src/lib/errors.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { KNOWN_OPERATION_TYPES } from '../../src/catena/records.js';
 import { LedgerHandoff } from '../../src/collect/operations.js';
 import { CollectorHarness } from '../helpers/catena.js';

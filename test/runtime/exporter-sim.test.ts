@@ -9,7 +9,7 @@ import type { CatenaConfig, ServerConfig } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { streamsSelect } from '../../src/collect/streams.js';
 import { familiesOf } from '../../src/families/catalogue.js';
-import { startSimulator, type Fault, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type Fault, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { parseSamples, samples, value } from '../helpers/exposition.js';

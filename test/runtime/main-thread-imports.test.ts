@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SIMULATOR_PACKAGE as SIMULATOR } from '../../src/demo.js';
 
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist');
 const STATIC_IMPORT = /^(?:import|export)\s[^;]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm;
@@ -39,8 +40,10 @@ describe('modules of the serving thread', () => {
     for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('threads/runtime.js'), own('poll/targets.js')]) expect(worker).toContain(m);
     expect(main).toContain('fastify');
     expect(main).toContain(own('threads/pool.js'));
-    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('threads/runtime.js'), own('threads/in-process.js'), own('poll/targets.js'), own('simulator/index.js')]) {
+    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('threads/runtime.js'), own('threads/in-process.js'), own('poll/targets.js'), SIMULATOR]) {
       expect(main, `${m} is loaded with dist/main.js`).not.toContain(m);
     }
+    // The name the walk must not meet is the one the demo loads on demand.
+    expect(readFileSync(own('demo.js'), 'utf8')).toContain(`import('${SIMULATOR}')`);
   });
 });

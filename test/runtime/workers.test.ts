@@ -14,7 +14,7 @@ import { SelfMetrics } from '../../src/serve/self.js';
 import { targetDescriptions } from '../../src/threads/target-descriptions.js';
 import { threadChannels } from '../../src/threads/channels.js';
 import { ownerOf, WorkerPool } from '../../src/threads/pool.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { poolExporter, type PoolExporter } from '../helpers/pool-exporter.js';
 import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
