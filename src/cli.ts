@@ -7,7 +7,8 @@ import { LOG_LEVELS, parseDuration, formatDuration, parseListenAddress, type Exp
 import { metricsPathProblem } from './config/validate.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
-import { ConfigError, ExporterError } from './lib/errors.js';
+import { FIXED_ROUTE_PATHS } from './serve/routes.js';
+import { isConfigError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
@@ -49,7 +50,7 @@ Signals: SIGHUP reloads the config and the web config (a bad one is logged and t
 SIGTERM/SIGINT stop cleanly. Exit codes: 0 clean stop, 2 bad config or arguments, 1 runtime failure.`;
 
 /** Bad arguments: printed with a hint to --help, exit code 2. */
-export class UsageError extends ExporterError {
+export class UsageError extends Error {
   override name = 'UsageError';
 }
 
@@ -173,7 +174,7 @@ function parseOverrides(values: Values): Overrides {
   }
   const path = values['web.telemetry-path'] as string | undefined;
   if (path !== undefined) {
-    const problem = metricsPathProblem(path);
+    const problem = metricsPathProblem(path, FIXED_ROUTE_PATHS);
     if (problem) throw new UsageError(`--web.telemetry-path: ${problem}`);
     out.metricsPath = path;
   }
@@ -220,7 +221,7 @@ export function listenAddresses(config: ExporterConfig, overrides: Overrides): r
 }
 
 /** A failure of the running exporter (the port is taken): exit code 1. */
-export class RuntimeFailure extends ExporterError {
+export class RuntimeFailure extends Error {
   override name = 'RuntimeFailure';
 }
 
@@ -235,7 +236,7 @@ export function failureReport(error: unknown): { readonly exitCode: number; read
     const lines = error.problems.map((p) => `  ${p}`);
     return { exitCode: 2, text: `flussonic-exporter: invalid web config ${error.file}: ${error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`}\n${lines.join('\n')}\n` };
   }
-  if (error instanceof ConfigError) {
+  if (isConfigError(error)) {
     const count = error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`;
     const lines = error.problems.map((p) => `  ${p.path ? `${p.path}: ` : ''}${p.message}${p.line !== undefined && p.path ? ` (line ${p.line})` : ''}`);
     return { exitCode: 2, text: `flussonic-exporter: invalid config ${error.source}: ${count}\n${lines.join('\n')}\n` };

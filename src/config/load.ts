@@ -6,7 +6,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { ConfigError, type ConfigProblem } from '../lib/errors.js';
+import { configError, type ConfigProblem } from '../lib/errors.js';
 import { formatByteSize } from './duration.js';
 import { expandEnvironment, type Environment } from './expand.js';
 import { formatPath, type PathSegment } from './path.js';
@@ -14,10 +14,11 @@ import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
 import type { ExporterConfig } from './types.js';
 import { checkConfig, toConfigProblem } from './validate.js';
 
-export function loadConfig(path: string, env: Environment = process.env): ExporterConfig {
+/** `reservedPaths`: the paths `metrics_path` may not take (the HTTP face's fixed routes). */
+export function loadConfig(path: string, env: Environment = process.env, { reservedPaths }: Pick<ParseOptions, 'reservedPaths'> = {}): ExporterConfig {
   const read = readFileCapped(path, MAX_CONFIG_BYTES);
-  if (!read.ok) throw new ConfigError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
-  return parseConfigText(read.text, { source: path, baseDir: dirname(resolve(path)), env });
+  if (!read.ok) throw configError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
+  return parseConfigText(read.text, { source: path, baseDir: dirname(resolve(path)), env, ...(reservedPaths ? { reservedPaths } : {}) });
 }
 
 /** A config with more problems than this is shown the first ones and the count of the rest. */
@@ -30,13 +31,14 @@ export interface ParseOptions {
   readonly source: string;
   readonly baseDir: string;
   readonly env: Environment;
+  readonly reservedPaths?: readonly string[];
 }
 
 /** The same as loadConfig for YAML text already in memory. */
 export function parseConfigText(text: string, options: ParseOptions): ExporterConfig {
   // The same cap for text that did not come from a file (the limit is on the work, not the file).
   if (text.length > MAX_CONFIG_BYTES) {
-    throw new ConfigError(options.source, [{ path: '', message: `the config is larger than the ${formatByteSize(MAX_CONFIG_BYTES)} cap` }]);
+    throw configError(options.source, [{ path: '', message: `the config is larger than the ${formatByteSize(MAX_CONFIG_BYTES)} cap` }]);
   }
   const lineCounter = new LineCounter();
   // merge: `<<: *anchor` lets servers share settings defined once (under an `x-` key).
@@ -44,11 +46,11 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
   // with every earlier one (10,000 keys in one mapping took 5 s).
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, merge: true });
   if (doc.errors.length > 0) {
-    throw new ConfigError(options.source, doc.errors.map((error) => yamlProblem(error.message, lineCounter.linePos(error.pos[0]))));
+    throw configError(options.source, doc.errors.map((error) => yamlProblem(error.message, lineCounter.linePos(error.pos[0]))));
   }
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) {
-    throw new ConfigError(options.source, duplicates.map((pos) => yamlProblem('Map keys must be unique', lineCounter.linePos(pos))));
+    throw configError(options.source, duplicates.map((pos) => yamlProblem('Map keys must be unique', lineCounter.linePos(pos))));
   }
   let raw: unknown;
   try {
@@ -56,10 +58,15 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     const message = error instanceof Error ? firstLine(error.message) : String(error);
-    throw new ConfigError(options.source, [{ path: '', message: `YAML: ${message}` }]);
+    throw configError(options.source, [{ path: '', message: `YAML: ${message}` }]);
   }
   const expanded = expandEnvironment(raw, options.env, formatPath);
-  const { config, problems, more } = checkConfig(expanded.value, { source: options.source, baseDir: options.baseDir, expandedPaths: expanded.expandedPaths });
+  const { config, problems, more } = checkConfig(expanded.value, {
+    source: options.source,
+    baseDir: options.baseDir,
+    expandedPaths: expanded.expandedPaths,
+    ...(options.reservedPaths ? { reservedPaths: options.reservedPaths } : {}),
+  });
   // A value whose expansion failed was reported already; what validation says about the
   // resulting empty value would only repeat it.
   const failedPaths = new Set(expanded.problems.map((p) => formatPath(p.segments)));
@@ -70,7 +77,7 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     const notShown = Math.max(0, all.length - MAX_PROBLEMS_SHOWN) + more;
     if (notShown > 0) located.push({ path: '', message: `and ${notShown} more problems not shown` });
-    throw new ConfigError(options.source, located);
+    throw configError(options.source, located);
   }
   return config;
 }

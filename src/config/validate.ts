@@ -3,7 +3,7 @@
  * path; only a config without problems comes out. The demo mode builds its config through this
  * same function, so no unvalidated config ever reaches the poller.
  */
-import { ConfigError, type ConfigProblem } from '../lib/errors.js';
+import { configError, type ConfigProblem } from '../lib/errors.js';
 import { readCatena } from './catena.js';
 import { readDiscovery, readTemplates } from './discovery.js';
 import { DEFAULTS, KNOWN_KEYS, LOG_LEVELS } from './defaults.js';
@@ -20,6 +20,8 @@ export interface ValidateOptions {
   readonly baseDir: string;
   /** Paths whose values came from `${VAR}` (never echoed). */
   readonly expandedPaths?: ReadonlySet<string>;
+  /** Paths `metrics_path` may not take: the HTTP face's fixed routes, given by the caller. */
+  readonly reservedPaths?: readonly string[];
 }
 
 export interface CheckResult {
@@ -54,7 +56,7 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
 
   const config: ExporterConfig = {
     listenAddress: readListenAddress(top),
-    metricsPath: readMetricsPath(top),
+    metricsPath: readMetricsPath(top, options.reservedPaths ?? []),
     logLevel: top.oneOf('log_level', LOG_LEVELS, DEFAULTS.logLevel),
     pollIntervalMs,
     workers: top.int('workers', DEFAULTS.workers, { min: 1, max: DEFAULTS.maxWorkers }),
@@ -69,7 +71,7 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
 /** Validates a loose config value; throws a ConfigError listing every problem. */
 export function validateConfig(raw: unknown, options: ValidateOptions): ExporterConfig {
   const { config, problems } = checkConfig(raw, options);
-  if (!config) throw new ConfigError(options.source, problems.map((problem) => toConfigProblem(problem)));
+  if (!config) throw configError(options.source, problems.map((problem) => toConfigProblem(problem)));
   return config;
 }
 
@@ -115,17 +117,18 @@ function readListenAddress(top: Section): ExporterConfig['listenAddress'] {
   return parsed;
 }
 
-const RESERVED_PATHS = ['/', '/-/healthy', '/-/ready', '/probe', '/sd'];
-
-/** Why a metrics path is not one (also for --web.telemetry-path), or undefined. */
-export function metricsPathProblem(path: string, shown: string = JSON.stringify(path)): string | undefined {
-  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(path) || RESERVED_PATHS.includes(path)) return `must be a path like /metrics, other than ${RESERVED_PATHS.join(' ')}; got ${shown}`;
+/**
+ * Why a metrics path is not one (also for --web.telemetry-path), or undefined; `reserved`: the
+ * paths of other routes (a trailing slash is ignored when routing, so `/-/ready/` is taken too).
+ */
+export function metricsPathProblem(path: string, reserved: readonly string[], shown: string = JSON.stringify(path)): string | undefined {
+  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(path) || reserved.includes(path) || reserved.includes(path.replace(/(.)\/$/, '$1'))) return `must be a path like /metrics${reserved.length > 0 ? `, other than ${reserved.join(' ')}` : ''}; got ${shown}`;
   return undefined;
 }
 
-function readMetricsPath(top: Section): string {
+function readMetricsPath(top: Section, reserved: readonly string[]): string {
   const path = top.string('metrics_path') ?? DEFAULTS.metricsPath;
-  const problem = metricsPathProblem(path, top.run.show(top.at('metrics_path'), path));
+  const problem = metricsPathProblem(path, reserved, top.run.show(top.at('metrics_path'), path));
   if (problem) {
     top.report('metrics_path', problem);
     return DEFAULTS.metricsPath;

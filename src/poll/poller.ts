@@ -27,7 +27,7 @@
  */
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from '../collect/types.js';
-import { UpstreamError, UpstreamTimeoutError } from '../lib/errors.js';
+import { upstreamError, type UpstreamError } from '../lib/errors.js';
 import { mergePrepared, type PreparedTarget, type SampleSource } from '../render/prepare.js';
 import { InvalidValuesError, type InvalidValue } from '../families/ranges.js';
 import { describeFailure, overBudgetMessage } from './report.js';
@@ -306,7 +306,7 @@ class TargetRunner {
 
   private deadlineError(collector: string, signal: AbortSignal): UpstreamError {
     const why = signal.reason instanceof Error ? signal.reason.message : 'aborted';
-    return new UpstreamTimeoutError('timeout', this.target.name, collector, `collector did not finish: ${why}`);
+    return upstreamError('collector_deadline', { target: this.target.name, endpoint: collector }, { why });
   }
 
   private report(results: readonly CollectorResult[], durationMs: number): void {

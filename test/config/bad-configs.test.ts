@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
+import { FIXED_ROUTE_PATHS } from '../../src/serve/routes.js';
 import { ConfigDir, configErrorOf } from './config-files.js';
 
 const dir = new ConfigDir();
@@ -82,7 +83,7 @@ describe('a bad config is rejected with the path of the problem', () => {
 
   test.each(BAD)('$what -> $path', ({ yaml, path, message, env }) => {
     const file = dir.write('config.yaml', yaml);
-    const error = configErrorOf(() => loadConfig(file, env ?? {}));
+    const error = configErrorOf(() => loadConfig(file, env ?? {}, { reservedPaths: FIXED_ROUTE_PATHS }));
     const problem = error.problems.find((p) => p.path === path);
     expect(problem, `problems were: ${error.message}`).toBeDefined();
     expect(problem!.message).toMatch(message);

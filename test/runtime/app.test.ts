@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CollectorEntry } from '../../src/collect/types.js';
-import { escapeHtml } from '../../src/serve/app.js';
+import { escapeHtml } from '../../src/serve/landing.js';
 import { acceptsGzip } from '../../src/serve/exposition-reply.js';
 import { familyByName } from '../../src/serve/catalogue.js';
 import { poolExporter, scriptedChannels, type PoolExporter } from '../helpers/pool-exporter.js';

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_DATA, type CollectorEntry, type CatenaCollector, type CatenaCollectContext } from '../../src/collect/types.js';
 import type { ServerConfig } from '../../src/config/types.js';
-import { UpstreamHttpError } from '../../src/lib/errors.js';
+import { upstreamError } from '../../src/lib/errors.js';
 import { familyByName } from '../../src/serve/catalogue.js';
 import { createExporter } from '../../src/exporter.js';
 import { nextPollAtMs, pollDeadlineMs, pollPhaseMs } from '../../src/poll/schedule.js';
@@ -57,7 +57,7 @@ function scriptedTable(scripts: Map<string, Script>): CollectorEntry[] {
             try {
               // Let other polls run between start and end, as real I/O would.
               await new Promise((r) => setImmediate(r));
-              if (s.mode === 'fail') throw new UpstreamHttpError('http', config.name, '/streams', 'HTTP 500, expected 2xx', { status: 500 });
+              if (s.mode === 'fail') throw upstreamError('http_status', { target: config.name, endpoint: '/streams' }, { status: 500 });
               if (s.mode === 'ignore_signal') await new Promise(() => undefined);
               if (s.mode === 'honour_signal') {
                 await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted by signal')), { once: true }));
@@ -309,7 +309,7 @@ describe('catena targets', () => {
     fail = false;
     closed = false;
     async collect({ out }: CatenaCollectContext): Promise<void> {
-      if (this.fail) throw new UpstreamHttpError('http', 'billing', '/operations', 'HTTP 503, expected 2xx', { status: 503 });
+      if (this.fail) throw upstreamError('http_status', { target: 'billing', endpoint: '/operations' }, { status: 503 });
       this.count++;
       out.add(OPS, ['portal-1', 'createSubscriber'], this.count);
     }
