@@ -109,16 +109,19 @@ export function defineFamilies<K extends string>(
   }
   const out = {} as Record<K, FamilyDef>;
   for (const key of keys) {
-    const { tier = core(), range, reads = [], groupByLabels, ...decl } = decls[key];
+    const { tier = core(), range, reads = [], groupByLabels = false, ...decl } = decls[key];
+    // Every property set, in one order: one object shape for every family the writer sees.
     out[key] = Object.freeze({
       name: decl.name,
       type: decl.type,
       owner,
       labels: Object.freeze([...decl.labels]),
       help: decl.help,
-      ...(groupByLabels ? { groupByLabels } : {}),
+      groupByLabels,
       range: range ?? rangeFor(decl.name),
-      ...tier,
+      tier: tier.tier,
+      switch: tier.switch,
+      perUnit: tier.perUnit,
       reads: Object.freeze([...reads]),
       shedRank: sheddable.indexOf(key),
     });
