@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { FAMILY_TIERS } from '../../src/serve/catalogue.js';
-import type { FamilySwitch } from '../../src/families/switches.js';
+import type { FamilySwitch } from '../../src/families/define.js';
 import { selectors, tokenize } from './promql.js';
 
 export type { FamilySwitch };

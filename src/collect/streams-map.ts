@@ -24,7 +24,7 @@ import type {
 } from '../flussonic/types.js';
 import { byDefault, core, defineFamilies, familyList, optional, type FamilyDecl } from '../families/define.js';
 import { BOOLEAN } from '../families/ranges.js';
-import type { StreamFamilyGroup } from '../families/switches.js';
+import type { StreamFamilyGroup } from '../config/switches.js';
 import type { SeriesWriter } from '../render/series.js';
 import {
   addFlag,

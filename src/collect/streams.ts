@@ -8,10 +8,10 @@
  * carry a value the family's HELP names first wins (the newer one, except for `bytes_in` and
  * `out_bandwidth`, named first). The stream filter (`streams.include`,
  * `streams.exclude`) and the family switches of the server's config (`families.*`, see
- * src/families/switches.ts) apply here; a field only switched-off families read is left out of
+ * src/config/switches.ts) apply here; a field only switched-off families read is left out of
  * `select`, so the server does not send it.
  */
-import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../families/switches.js';
+import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../config/switches.js';
 import { LabelBlockCache } from '../render/label-blocks.js';
 import { mapStream, streamsSelect } from './streams-map.js';
 import type { Collector, CollectContext } from './types.js';

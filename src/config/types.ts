@@ -4,7 +4,7 @@
  */
 import type { LevelWithSilent } from 'pino';
 import type { StreamFilterSources } from './regex.js';
-import type { StreamFamilyGroup } from '../families/switches.js';
+import type { StreamFamilyGroup } from './switches.js';
 
 export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs' | 'cluster';
 
@@ -21,7 +21,7 @@ export type Credentials =
 export type StreamFilter = StreamFilterSources;
 
 /**
- * `servers[].families`: one switch per group of optional stream families (src/families/switches.ts
+ * `servers[].families`: one switch per group of optional stream families (src/config/switches.ts
  * says which families each enables). All off by default.
  */
 export type StreamFamilySwitches = Readonly<Record<StreamFamilyGroup, boolean>>;

@@ -6,7 +6,7 @@ import { SERVER_STATUSES } from '../collect/server.js';
 import { SESSION_DURATION_BUCKETS } from '../collect/sessions.js';
 import { STREAM_STATUSES } from '../collect/streams-map.js';
 import type { FamilyDef, FamilyOwner } from '../families/define.js';
-import { SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT } from '../families/switches.js';
+import { SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT } from '../config/switches.js';
 import { CATALOGUE } from '../serve/catalogue.js';
 
 const SECTIONS: readonly { readonly owner: FamilyOwner; readonly title: string; readonly intro: string }[] = [

@@ -14,7 +14,13 @@
  * Within one collector, shedding follows the collector's shedding order (defineFamilies()).
  */
 import { rangeFor, type ValueRange } from './ranges.js';
-import type { FamilySwitch, StreamFamilyGroup } from './switches.js';
+import type { COLLECTOR_DEFAULTS, StreamFamilyGroup } from '../config/switches.js';
+
+/** A collector that is off by default: its `collectors:` switch turns its families on. */
+type OptInCollector = { [K in keyof typeof COLLECTOR_DEFAULTS]: (typeof COLLECTOR_DEFAULTS)[K] extends false ? K : never }[keyof typeof COLLECTOR_DEFAULTS];
+
+/** The config switch that turns an optional family on: `families.<group>` of a server, or `collectors.<name>`. */
+export type FamilySwitch = `families.${StreamFamilyGroup}` | `collectors.${OptInCollector}`;
 
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 
@@ -45,7 +51,7 @@ export const optional = (group: StreamFamilyGroup, perUnit?: number): TierSpec =
   ...(perUnit ? { perUnit } : {}),
 });
 /** Optional because its collector is off by default (`collectors.<name>`). */
-export const optInCollector = (name: 'dvrs' | 'cluster'): TierSpec => ({ tier: 'optional', switch: `collectors.${name}` });
+export const optInCollector = (name: OptInCollector): TierSpec => ({ tier: 'optional', switch: `collectors.${name}` });
 
 /** One family as its collector declares it. */
 export interface FamilyDecl {

@@ -8,7 +8,8 @@
  */
 import { UPSTREAM_FAMILIES } from '../collect/families.js';
 import { familyList, type FamilyDef, type FamilyOwner, type Tier } from '../families/define.js';
-import type { FamilySwitch, StreamFamilyGroup } from '../families/switches.js';
+import type { FamilySwitch } from '../families/define.js';
+import type { StreamFamilyGroup } from '../config/switches.js';
 import { SELF_FAMILIES } from './self-families.js';
 
 export const CATALOGUE: readonly FamilyDef[] = Object.freeze([...familyList(SELF_FAMILIES), ...UPSTREAM_FAMILIES]);

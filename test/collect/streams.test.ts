@@ -4,7 +4,7 @@ import { mapStream } from '../../src/collect/streams-map.js';
 import { streamsSelect, STREAMS_SELECT } from '../../src/collect/streams.js';
 import { DEFAULTS as DEFAULTS_CONFIG } from '../../src/config/defaults.js';
 import { FAMILY_TIERS } from '../../src/serve/catalogue.js';
-import { STREAM_FAMILY_GROUPS } from '../../src/families/switches.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
 import { CATALOGUE } from '../../src/serve/catalogue.js';
 import type { SeriesWriter } from '../../src/render/series.js';
 import { SAMPLES_2021, sharedFile } from '../helpers/shared.js';

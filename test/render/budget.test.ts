@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS, KNOWN_KEYS } from '../../src/config/defaults.js';
 import { FAMILY_TIERS, familyEnabled, shedOrderOf, tierOf } from '../../src/serve/catalogue.js';
 import { INPUT_ACTIVE_RESERVED, STREAM_SERIES_BUDGET } from '../../src/collect/streams-map.js';
-import { STREAM_FAMILY_GROUPS } from '../../src/families/switches.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
 import { CATALOGUE, familiesOf } from '../../src/serve/catalogue.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
