@@ -16,7 +16,7 @@ import type { ServerConfig } from '../src/config/types.js';
 import { createExporter, type Exporter } from '../src/exporter.js';
 import type { ApiStats } from '../src/flussonic/api.js';
 import { FlussonicClient } from '../src/flussonic/client.js';
-import { CATALOGUE } from '../src/families/catalogue.js';
+import { CATALOGUE } from '../src/serve/catalogue.js';
 import { ExpositionCache } from '../src/serve/exposition.js';
 import { prepareTarget } from '../src/render/prepare.js';
 import { finalPiece } from '../src/render/gzip-stream.js';

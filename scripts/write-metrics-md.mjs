@@ -1,8 +1,14 @@
 #!/usr/bin/env node
-// Writes METRICS.md from the built catalogue (`npm run docs:metrics` builds first).
-import { writeFileSync } from 'node:fs';
+// Writes METRICS.md and the streams budget of docs/cardinality.md from the built family
+// declarations (`npm run docs:metrics` builds first).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { withStreamsBudget } from '../dist/docs/cardinality-markdown.js';
 import { renderMetricsMarkdown } from '../dist/docs/metrics-markdown.js';
 
-const target = new URL('../METRICS.md', import.meta.url);
-writeFileSync(target, renderMetricsMarkdown());
-console.log(`wrote ${target.pathname}`);
+const metrics = new URL('../METRICS.md', import.meta.url);
+writeFileSync(metrics, renderMetricsMarkdown());
+console.log(`wrote ${metrics.pathname}`);
+
+const cardinality = new URL('../docs/cardinality.md', import.meta.url);
+writeFileSync(cardinality, withStreamsBudget(readFileSync(cardinality, 'utf8')));
+console.log(`wrote the streams budget of ${cardinality.pathname}`);

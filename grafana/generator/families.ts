@@ -1,6 +1,6 @@
 /**
  * Which config switches a panel's data needs, derived from the tier table of the exporter
- * (FAMILY_TIERS in src/families/budget.ts), so the "Needs `families.X: true`" notes of the
+ * (FAMILY_TIERS in src/serve/catalogue.ts, derived from the family declarations), so the "Needs `families.X: true`" notes of the
  * dashboards follow the table and cannot drift from it.
  *
  * A panel reads the metric names of its queries (promql.ts). A catalogue family needs the switch
@@ -13,7 +13,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { FAMILY_TIERS, type FamilySwitch } from '../../src/families/budget.js';
+import { FAMILY_TIERS } from '../../src/serve/catalogue.js';
+import type { FamilySwitch } from '../../src/families/define.js';
 import { selectors, tokenize } from './promql.js';
 
 export type { FamilySwitch };

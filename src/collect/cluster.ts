@@ -9,26 +9,45 @@
  * ever handled here. This collector knows nothing of discovery: discovery reads the same endpoint
  * on its own schedule (src/fleet/cluster-peers.ts).
  */
-import { familyByName } from '../families/catalogue.js';
+import { defineFamilies, optInCollector, selectOf } from '../families/define.js';
 import type { SeriesWriter } from '../render/series.js';
 import { addNumber, kbitPerSecondToBytes, labelText, objectField, percentToRatio, prefer } from './fields.js';
 import type { CollectContext, Collector } from './types.js';
 
-const F = {
-  peers: familyByName('flussonic_cluster_peers'),
-  up: familyByName('flussonic_cluster_peer_up'),
-  cpu: familyByName('flussonic_cluster_peer_cpu_usage_ratio'),
-  memory: familyByName('flussonic_cluster_peer_memory_usage_ratio'),
-  bandwidth: familyByName('flussonic_cluster_peer_bandwidth_usage_ratio'),
-  clients: familyByName('flussonic_cluster_peer_clients'),
-  streams: familyByName('flussonic_cluster_peer_streams'),
-  onlineStreams: familyByName('flussonic_cluster_peer_online_streams'),
-  inputBytes: familyByName('flussonic_cluster_peer_input_bytes_per_second'),
-  outputBytes: familyByName('flussonic_cluster_peer_output_bytes_per_second'),
-} as const;
+const S = ['server'] as const;
+const PEER = ['server', 'peer'] as const;
+
+/** The families of the cluster view: one series per peer, `peers` one per server. */
+export const CLUSTER_FAMILIES = defineFamilies(
+  'cluster',
+  {
+    peers: { name: 'flussonic_cluster_peers', type: 'gauge', labels: S, tier: optInCollector('cluster'), reads: ['hostname'],
+      help: 'Peers listed by this server (GET /cluster/peers).' },
+    up: { name: 'flussonic_cluster_peer_up', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stale_timeout', 'stats'],
+      help: '1 when the server has fresh stats of the peer without an error (stats present, error empty, now within stale_timeout), else 0.' },
+    cpu: { name: 'flussonic_cluster_peer_cpu_usage_ratio', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'CPU usage of the peer, 0..1 (stats.cpu_usage / 100).' },
+    memory: { name: 'flussonic_cluster_peer_memory_usage_ratio', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'Memory usage of the peer, 0..1 (stats.memory_usage / 100).' },
+    bandwidth: { name: 'flussonic_cluster_peer_bandwidth_usage_ratio', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'Bandwidth usage of the peer, 0..1 (stats.bandwidth_usage / 100).' },
+    clients: { name: 'flussonic_cluster_peer_clients', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'Clients of the peer (stats.total_clients, else client_count).' },
+    streams: { name: 'flussonic_cluster_peer_streams', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'Streams of the peer (stats.total_streams, else stream_count).' },
+    onlineStreams: { name: 'flussonic_cluster_peer_online_streams', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'Online streams of the peer (stats.online_streams).' },
+    inputBytes: { name: 'flussonic_cluster_peer_input_bytes_per_second', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'Incoming traffic of the peer in bytes per second (stats.input_kbit x 125).' },
+    outputBytes: { name: 'flussonic_cluster_peer_output_bytes_per_second', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
+      help: 'Outgoing traffic of the peer in bytes per second (stats.output_kbit x 125, else output_bitrate x 125).' },
+  },
+  ['peers', 'up', 'cpu', 'memory', 'bandwidth', 'clients', 'streams', 'onlineStreams', 'inputBytes', 'outputBytes'],
+);
+const F = CLUSTER_FAMILIES;
 
 /** The fields of a peer this collector reads; everything else of the entry is never asked for. */
-export const PEER_SELECT = ['hostname', 'stale_timeout', 'stats'] as const;
+export const PEER_SELECT: readonly string[] = selectOf('hostname', CLUSTER_FAMILIES);
 
 interface PeerStats {
   readonly error?: unknown;

@@ -17,20 +17,33 @@
  * A single-directory storage of a 23.x server reports nothing: no samples for it, and when no
  * storage on the server reports anything the collector says NO_DATA.
  */
-import { familyByName } from '../families/catalogue.js';
+import { defineFamilies, optInCollector, selectOf } from '../families/define.js';
 import type { SeriesWriter } from '../render/series.js';
 import type { JsonObject, WalkOptions } from '../flussonic/api.js';
 import { NO_DATA, type CollectContext, type CollectOutcome, type Collector } from './types.js';
 
-const SIZE = familyByName('flussonic_dvr_storage_size_bytes');
-const USED = familyByName('flussonic_dvr_storage_used_bytes');
-const ERRORS = familyByName('flussonic_dvr_storage_errors_total');
+const SD = ['server', 'dvr'] as const;
+
+/** The families of DVR storages; each reads the storage's `stats`, else its `disks`. */
+export const DVR_FAMILIES = defineFamilies(
+  'dvrs',
+  {
+    size: { name: 'flussonic_dvr_storage_size_bytes', type: 'gauge', labels: SD, tier: optInCollector('dvrs'), reads: ['stats', 'disks'],
+      help: 'Size of a DVR storage in bytes (stats.size; without DVR-level stats, the sum of disks[].stats.size).' },
+    used: { name: 'flussonic_dvr_storage_used_bytes', type: 'gauge', labels: SD, tier: optInCollector('dvrs'), reads: ['stats', 'disks'],
+      help: 'Used space of a DVR storage in bytes (stats.used; without it, size x usage / 100 of the storage or of each disk).' },
+    errors: { name: 'flussonic_dvr_storage_errors_total', type: 'counter', labels: ['server', 'dvr', 'error'], tier: optInCollector('dvrs'), reads: ['stats', 'disks'],
+      help: 'Errors of a DVR storage by kind (stats.errors.<error>; without DVR-level stats, summed over disks[].stats.errors).' },
+  },
+  ['size', 'used', 'errors'],
+);
+const { size: SIZE, used: USED, errors: ERRORS } = DVR_FAMILIES;
 
 /**
  * `stats` and `disks` as wholes: a server has a handful of storages, so selecting nested fields one
  * by one would save little and depend on how a server selects inside arrays.
  */
-export const DVRS_WALK: WalkOptions = Object.freeze({ select: ['name', 'stats', 'disks'], key: 'name' });
+export const DVRS_WALK: WalkOptions = Object.freeze({ select: selectOf('name', DVR_FAMILIES), key: 'name' });
 
 /** Storage figures of one DVR; undefined where the server reports no such figure. */
 export interface DvrStorageStats {

@@ -4,7 +4,7 @@
  * shape problem through the SeriesWriter. Absent and null never produce a sample and are not
  * problems (the catalogue's rule).
  */
-import type { FamilyDef } from '../families/catalogue.js';
+import type { FamilyDef } from '../families/define.js';
 import type { SeriesWriter } from '../render/series.js';
 
 /** The value as an object with the described fields, or undefined when it is not a JSON object. */

@@ -23,19 +23,21 @@ import { compareOperations, CREATE_SUBSCRIPTION, KNOWN_OPERATION_TYPES, type Ope
 import { ledgerToJson, loadStateFile, saveStateFile } from '../catena/state-file.js';
 import { FutureRecords } from '../catena/future.js';
 import { formatIsoMs } from '../catena/time.js';
-import { familyByName } from '../families/catalogue.js';
+import { OPERATIONS_FAMILIES } from './operations-families.js';
 import type { SeriesWriter } from '../render/series.js';
 import type { CatenaCollectContext, CatenaCollector } from './types.js';
 
-const OPERATIONS = familyByName('flussonic_catena_operations_total');
-const CREATED = familyByName('flussonic_catena_subscriptions_created_total');
-const CANCELLED = familyByName('flussonic_catena_subscriptions_cancelled_total');
-const BILLED_SECONDS = familyByName('flussonic_catena_billed_seconds_total');
-const BILLED_AMOUNT = familyByName('flussonic_catena_billed_amount_total');
-const UNMATCHED = familyByName('flussonic_catena_unmatched_cancellations_total');
-const LAST_OPERATION = familyByName('flussonic_catena_last_operation_timestamp_seconds');
-const PACKAGE_INFO = familyByName('flussonic_catena_package_info');
-const REJECTED = familyByName('flussonic_catena_records_rejected_total');
+const {
+  operations: OPERATIONS,
+  created: CREATED,
+  cancelled: CANCELLED,
+  billedSeconds: BILLED_SECONDS,
+  billedAmount: BILLED_AMOUNT,
+  unmatched: UNMATCHED,
+  lastOperation: LAST_OPERATION,
+  packageInfo: PACKAGE_INFO,
+  rejected: REJECTED,
+} = OPERATIONS_FAMILIES;
 
 /** Unreadable records are reported once per operationId; this many ids are remembered for that. */
 const REPORTED_REJECTS_KEPT = 1000;

@@ -10,7 +10,8 @@
  */
 import type { JsonObject } from '../flussonic/api.js';
 import type { Partition, ServerEvents, ServerStats, TranscoderDevice } from '../flussonic/types.js';
-import { familyByName, SERVER_STATUSES } from '../families/catalogue.js';
+import { defineFamilies } from '../families/define.js';
+import { BOOLEAN, NON_NEGATIVE } from '../families/ranges.js';
 import type { SeriesWriter } from '../render/series.js';
 import {
   addNumber,
@@ -26,34 +27,71 @@ import {
 } from './fields.js';
 import type { Collector, CollectContext } from './types.js';
 
-const F = {
-  info: familyByName('flussonic_server_info'),
-  status: familyByName('flussonic_server_status'),
-  startTime: familyByName('flussonic_server_start_time_seconds'),
-  cpu: familyByName('flussonic_server_cpu_usage_ratio'),
-  memory: familyByName('flussonic_server_memory_usage_ratio'),
-  scheduler: familyByName('flussonic_server_scheduler_load_ratio'),
-  bandwidth: familyByName('flussonic_server_bandwidth_usage_ratio'),
-  clients: familyByName('flussonic_server_clients'),
-  streams: familyByName('flussonic_server_streams'),
-  onlineStreams: familyByName('flussonic_server_online_streams'),
-  openedFiles: familyByName('flussonic_server_opened_files'),
-  inputBytes: familyByName('flussonic_server_input_bytes_per_second'),
-  outputBytes: familyByName('flussonic_server_output_bytes_per_second'),
-  eventsResent: familyByName('flussonic_server_events_resent_total'),
-  eventsDropped: familyByName('flussonic_server_events_dropped_total'),
-  partitionSize: familyByName('flussonic_server_partition_size_bytes'),
-  partitionUsage: familyByName('flussonic_server_partition_usage_ratio'),
-  partitionIo: familyByName('flussonic_server_partition_io_utilization_ratio'),
-  deviceInfo: familyByName('flussonic_transcoder_device_info'),
-  deviceTemperature: familyByName('flussonic_transcoder_device_temperature_celsius'),
-  deviceEncoder: familyByName('flussonic_transcoder_device_encoder_utilization_ratio'),
-  deviceDecoder: familyByName('flussonic_transcoder_device_decoder_utilization_ratio'),
-  deviceSm: familyByName('flussonic_transcoder_device_sm_utilization_ratio'),
-  deviceMemoryTotal: familyByName('flussonic_transcoder_device_memory_total_bytes'),
-  deviceMemoryFree: familyByName('flussonic_transcoder_device_memory_free_bytes'),
-  deviceMemoryUsed: familyByName('flussonic_transcoder_device_memory_used_bytes'),
-} as const;
+export const SERVER_STATUSES = ['no_config', 'broken_config', 'license_failure', 'no_license', 'starting', 'running'] as const;
+
+const S = ['server'] as const;
+const SD = ['server', 'device'] as const;
+const PART = ['server', 'path', 'device'] as const;
+
+/** The families of GET /config/stats: the server's figures, its partitions and its transcoder devices (GPUs). */
+export const SERVER_FAMILIES = defineFamilies(
+  'server',
+  {
+    info: { name: 'flussonic_server_info', type: 'gauge', labels: ['server', 'version', 'build', 'hostname', 'license_type'],
+      help: 'Flussonic server version, build, hostname and license type; value 1.' },
+    status: { name: 'flussonic_server_status', type: 'gauge', labels: ['server', 'status'], range: BOOLEAN,
+      help: 'Streamer status as a state set (streamer_status): 1 for the current status, 0 for the others.' },
+    startTime: { name: 'flussonic_server_start_time_seconds', type: 'gauge', labels: S,
+      help: 'Unix time when the Flussonic server started (started_at).' },
+    cpu: { name: 'flussonic_server_cpu_usage_ratio', type: 'gauge', labels: S,
+      help: 'CPU usage of the server, 0..1 (cpu_usage / 100).' },
+    memory: { name: 'flussonic_server_memory_usage_ratio', type: 'gauge', labels: S,
+      help: 'Memory usage of the server, 0..1 (memory_usage / 100).' },
+    scheduler: { name: 'flussonic_server_scheduler_load_ratio', type: 'gauge', labels: S, range: NON_NEGATIVE,
+      help: 'Erlang scheduler load of the server, 0..1 (scheduler_load / 100).' },
+    bandwidth: { name: 'flussonic_server_bandwidth_usage_ratio', type: 'gauge', labels: S, range: NON_NEGATIVE,
+      help: 'Network bandwidth usage of the server, 0..1 (bandwidth_usage / 100).' },
+    clients: { name: 'flussonic_server_clients', type: 'gauge', labels: S,
+      help: 'Clients connected to the server (total_clients).' },
+    streams: { name: 'flussonic_server_streams', type: 'gauge', labels: S,
+      help: 'Streams configured on the server (total_streams).' },
+    onlineStreams: { name: 'flussonic_server_online_streams', type: 'gauge', labels: S,
+      help: 'Streams online on the server (online_streams).' },
+    openedFiles: { name: 'flussonic_server_opened_files', type: 'gauge', labels: S,
+      help: 'Files opened by the server (opened_files).' },
+    inputBytes: { name: 'flussonic_server_input_bytes_per_second', type: 'gauge', labels: S,
+      help: 'Incoming traffic of the server in bytes per second (input_kbit x 125).' },
+    outputBytes: { name: 'flussonic_server_output_bytes_per_second', type: 'gauge', labels: S,
+      help: 'Outgoing traffic of the server in bytes per second (output_kbit x 125).' },
+    eventsResent: { name: 'flussonic_server_events_resent_total', type: 'counter', labels: S,
+      help: 'Events the server resent to event sinks (events.resent_events).' },
+    eventsDropped: { name: 'flussonic_server_events_dropped_total', type: 'counter', labels: S,
+      help: 'Events the server dropped (events.dropped_events).' },
+    partitionSize: { name: 'flussonic_server_partition_size_bytes', type: 'gauge', labels: PART,
+      help: 'Size of a disk partition in bytes (partitions[].total_mb x 1048576).' },
+    partitionUsage: { name: 'flussonic_server_partition_usage_ratio', type: 'gauge', labels: PART,
+      help: 'Used share of a disk partition, 0..1 (partitions[].usage / 100).' },
+    partitionIo: { name: 'flussonic_server_partition_io_utilization_ratio', type: 'gauge', labels: PART,
+      help: 'IO utilization of the device behind a partition, 0..1 (partitions[].io_util / 100).' },
+    deviceInfo: { name: 'flussonic_transcoder_device_info', type: 'gauge', labels: ['server', 'device', 'type', 'name', 'uuid'],
+      help: 'Transcoder device (GPU, CPU, coder) type, name and uuid; value 1.' },
+    deviceTemperature: { name: 'flussonic_transcoder_device_temperature_celsius', type: 'gauge', labels: SD,
+      help: 'GPU temperature in degrees Celsius (gpu_temp).' },
+    deviceEncoder: { name: 'flussonic_transcoder_device_encoder_utilization_ratio', type: 'gauge', labels: SD,
+      help: 'GPU encoder load, 0..1 (gpu_enc / 100).' },
+    deviceDecoder: { name: 'flussonic_transcoder_device_decoder_utilization_ratio', type: 'gauge', labels: SD,
+      help: 'GPU decoder load, 0..1 (gpu_dec / 100).' },
+    deviceSm: { name: 'flussonic_transcoder_device_sm_utilization_ratio', type: 'gauge', labels: SD,
+      help: 'GPU streaming multiprocessor load, 0..1 (gpu_sm / 100).' },
+    deviceMemoryTotal: { name: 'flussonic_transcoder_device_memory_total_bytes', type: 'gauge', labels: SD,
+      help: 'Total device memory in bytes (memTotal; the unit is undocumented: values below 1048576 are taken as MiB, larger ones as bytes).' },
+    deviceMemoryFree: { name: 'flussonic_transcoder_device_memory_free_bytes', type: 'gauge', labels: SD,
+      help: 'Free device memory in bytes (memFree; values below 1048576 are taken as MiB, larger ones as bytes).' },
+    deviceMemoryUsed: { name: 'flussonic_transcoder_device_memory_used_bytes', type: 'gauge', labels: SD,
+      help: 'Used device memory in bytes (memUsed; values below 1048576 are taken as MiB, larger ones as bytes).' },
+  },
+);
+const F = SERVER_FAMILIES;
 
 /** Maps the whole /config/stats document. */
 export function mapServerStats(out: SeriesWriter, doc: JsonObject): void {

@@ -2,7 +2,6 @@
  * The aggregates of the sessions collector (sessions.ts): one group per combination of grouping
  * label values, and one duration histogram per protocol.
  */
-import { SESSION_DURATION_BUCKETS } from '../families/catalogue.js';
 import type { LabelBlock } from '../render/series.js';
 import { widened } from '../lib/typed-arrays.js';
 
@@ -68,6 +67,9 @@ export class GroupTable {
     return this.used++;
   }
 }
+
+/** Buckets of flussonic_session_duration_seconds: 10 s to 24 h. */
+export const SESSION_DURATION_BUCKETS = [10, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400] as const;
 
 /** Histogram of lifetimes of one protocol; counts per bucket (not cumulative), +Inf is `count`. */
 export class DurationHistogram {

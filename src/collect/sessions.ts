@@ -23,8 +23,8 @@
  * server, default 10m): then it is withdrawn and freed, so groups of deleted streams do not stay
  * forever. A group with a session listed is never stale.
  */
-import { SESSION_DURATION_BUCKETS, familyByName } from '../families/catalogue.js';
-import { byKeyOf, DurationHistogram, GroupTable, groupKey, isKeyOf, mergeSorted, valuesOfKey } from './sessions-groups.js';
+import { byDefault, core, defineFamilies } from '../families/define.js';
+import { byKeyOf, DurationHistogram, SESSION_DURATION_BUCKETS, GroupTable, groupKey, isKeyOf, mergeSorted, valuesOfKey } from './sessions-groups.js';
 import { SessionIds } from './session-ids.js';
 import { FILTER_NONE, fieldOf, filterId, MUTABLE_FIELDS, sessionsSelect } from './sessions-select.js';
 import { SessionTable } from './session-table.js';
@@ -34,11 +34,28 @@ import type { StreamFilter } from '../config/types.js';
 import type { JsonObject, WalkOptions } from '../flussonic/api.js';
 import type { CollectContext, Collector } from './types.js';
 
-const SESSIONS = familyByName('flussonic_sessions');
-const OPENED = familyByName('flussonic_sessions_opened_total');
-const CLOSED = familyByName('flussonic_sessions_closed_total');
-const SENT_BYTES = familyByName('flussonic_sessions_sent_bytes_total');
-const DURATION = familyByName('flussonic_session_duration_seconds');
+export { SESSION_DURATION_BUCKETS };
+
+const S = ['server'] as const;
+
+/** The families of the session groups (`perUnit`: series per group), the histogram shed first. */
+export const SESSION_FAMILIES = defineFamilies(
+  'sessions',
+  {
+    sessions: { name: 'flussonic_sessions', type: 'gauge', labels: S, tier: core(1), groupByLabels: true,
+      help: 'Sessions open now, by the configured group_by labels.' },
+    opened: { name: 'flussonic_sessions_opened_total', type: 'counter', labels: S, tier: core(1), groupByLabels: true,
+      help: 'Session ids seen for the first time. A session that opened and closed between two polls is not seen.' },
+    closed: { name: 'flussonic_sessions_closed_total', type: 'counter', labels: S, tier: core(1), groupByLabels: true,
+      help: 'Session ids that disappeared or got closed_at. A session that opened and closed between two polls is not seen.' },
+    sentBytes: { name: 'flussonic_sessions_sent_bytes_total', type: 'counter', labels: S, tier: core(1), groupByLabels: true,
+      help: 'Bytes sent in sessions: the sum of every seen session\'s bytes growth; monotonic while sessions close. Bytes of a session that opened and closed between two polls are not seen.' },
+    duration: { name: 'flussonic_session_duration_seconds', type: 'histogram', labels: ['server', 'proto'], tier: byDefault(),
+      help: 'Lifetime of closed sessions in seconds (closed_at or last seen, minus opened_at).' },
+  },
+  ['duration'],
+);
+const { sessions: SESSIONS, opened: OPENED, closed: CLOSED, sentBytes: SENT_BYTES, duration: DURATION } = SESSION_FAMILIES;
 
 export interface SessionsCollectorOptions {
   /** Unix ms "now", for the lifetime of sessions that vanish without `closed_at`. Default Date.now. */

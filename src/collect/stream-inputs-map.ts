@@ -7,23 +7,24 @@
  *   the same place (go-flussonic `streams_list` example);
  * - `stats.inputs[i]`: the nested list (22.06 OpenAPI: deprecated, to be removed in 21.12; our
  *   simulator's nested shape serves it beside inputs[i].stats); read field by field before the
- *   flat one where a document has it. streams.ts does not select it (see STREAMS_SELECT).
+ *   flat one where a document has it. streams-map.ts does not select it (see STREAM_FIELDS).
  * The label `input` is i, 0-based, the `{index}` of `/streams/{name}/inputs/{index}` (OpenAPI
  * `stream_input_select`: integer, `minimum: 0`). An input URL never becomes a label: it may carry
  * credentials (rtsp://user:pass@...).
  */
 import type { StreamFamilySwitches } from '../config/types.js';
-import { familyByName } from '../families/catalogue.js';
+import type { FamilyDef } from '../families/define.js';
 import type { SeriesWriter } from '../render/series.js';
 import { addFlag, addNumber, arrayField, msToSeconds, objectField, prefer, type Unit } from './fields.js';
 
-const F = {
-  active: familyByName('flussonic_stream_input_active'),
-  received: familyByName('flussonic_stream_input_received_bytes_total'),
-  lastFrame: familyByName('flussonic_stream_input_last_frame_timestamp_seconds'),
-  startTime: familyByName('flussonic_stream_input_start_time_seconds'),
-  error: familyByName('flussonic_stream_input_error'),
-} as const;
+/** The per-input families, declared with the other stream families (streams-map.ts STREAM_FAMILIES). */
+export interface InputFamilies {
+  readonly inputActive: FamilyDef;
+  readonly inputReceived: FamilyDef;
+  readonly inputLastFrame: FamilyDef;
+  readonly inputStartTime: FamilyDef;
+  readonly inputError: FamilyDef;
+}
 
 /** Runtime stats of one input (`input_stats`), flat and 2025 fields side by side. */
 export interface InputStats {
@@ -59,28 +60,29 @@ const secondsOrMs: Unit = (v) => (v >= SECONDS_BELOW ? v / 1000 : v);
  */
 export function mapStreamInputs(
   out: SeriesWriter,
+  F: InputFamilies,
   name: string,
   configured: unknown,
   nested: unknown,
   families: StreamFamilySwitches,
 ): void {
-  const flatList = arrayField(out, F.active, [name], configured);
-  const nestedList = arrayField(out, F.active, [name], nested);
+  const flatList = arrayField(out, F.inputActive, [name], configured);
+  const nestedList = arrayField(out, F.inputActive, [name], nested);
   const count = Math.max(flatList.length, nestedList.length);
   for (let i = 0; i < count; i++) {
     const labels = [name, String(i)];
-    const input = objectField<ConfiguredInput>(out, F.active, labels, flatList[i]);
-    const older = objectField<InputStats>(out, F.active, labels, input?.stats);
-    const newer = objectField<InputStats>(out, F.active, labels, nestedList[i]);
+    const input = objectField<ConfiguredInput>(out, F.inputActive, labels, flatList[i]);
+    const older = objectField<InputStats>(out, F.inputActive, labels, input?.stats);
+    const newer = objectField<InputStats>(out, F.inputActive, labels, nestedList[i]);
     if (!older && !newer) continue; // a configured input the server has no runtime for (never opened)
-    addFlag(out, F.active, labels, prefer(newer?.active, older?.active));
+    addFlag(out, F.inputActive, labels, prefer(newer?.active, older?.active));
     if (!families.inputs) continue;
-    addNumber(out, F.received, labels, prefer(newer?.bytes, older?.bytes));
-    addNumber(out, F.lastFrame, labels, prefer(newer?.last_dts_at, older?.last_dts_at), msToSeconds);
+    addNumber(out, F.inputReceived, labels, prefer(newer?.bytes, older?.bytes));
+    addNumber(out, F.inputLastFrame, labels, prefer(newer?.last_dts_at, older?.last_dts_at), msToSeconds);
     const connectedAt = prefer(newer?.connected_at, older?.connected_at);
-    if (connectedAt !== undefined && connectedAt !== null) addNumber(out, F.startTime, labels, connectedAt, msToSeconds);
-    else addNumber(out, F.startTime, labels, prefer(newer?.opened_at, older?.opened_at), secondsOrMs);
-    addError(out, labels, prefer(newer?.error, older?.error));
+    if (connectedAt !== undefined && connectedAt !== null) addNumber(out, F.inputStartTime, labels, connectedAt, msToSeconds);
+    else addNumber(out, F.inputStartTime, labels, prefer(newer?.opened_at, older?.opened_at), secondsOrMs);
+    addError(out, F.inputError, labels, prefer(newer?.error, older?.error));
   }
 }
 
@@ -89,8 +91,8 @@ export function mapStreamInputs(
  * 0 when there is none (absent, null or ""): for this field null is the documented "no error",
  * not a missing value. Other types are shape problems.
  */
-function addError(out: SeriesWriter, labels: readonly string[], error: unknown): void {
-  if (error === undefined || error === null || error === '') out.add(F.error, labels, 0);
-  else if (typeof error === 'string' || (typeof error === 'object' && !Array.isArray(error))) out.add(F.error, labels, 1);
-  else out.recordProblem(F.error, labels, error);
+function addError(out: SeriesWriter, def: FamilyDef, labels: readonly string[], error: unknown): void {
+  if (error === undefined || error === null || error === '') out.add(def, labels, 0);
+  else if (typeof error === 'string' || (typeof error === 'object' && !Array.isArray(error))) out.add(def, labels, 1);
+  else out.recordProblem(def, labels, error);
 }

@@ -3,21 +3,19 @@
  * documents them; a test loads the example and checks that it names every known key.
  */
 import { availableParallelism } from 'node:os';
-import { COLLECTORS } from '../collect/index.js';
-import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../families/budget.js';
-import { SESSION_GROUP_BY_DEFAULT } from '../families/catalogue.js';
+import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from './switches.js';
 import type { CollectorName } from './types.js';
 
 export const COLLECTOR_NAMES: readonly CollectorName[] = ['streams', 'sessions', 'server', 'dvrs', 'cluster'];
 
 /**
- * Default of each `collectors:` switch: `defaultEnabled` of the collector table
- * (src/collect/index.ts), so the table stays the one place that decides. A collector this
- * build's table does not have is off.
+ * Default of each `collectors:` switch: COLLECTOR_DEFAULTS (src/config/switches.ts), which
+ * the collector table (src/collect/index.ts) reads too. A collector it does not name is off.
  */
 function collectorDefaults(): Readonly<Record<CollectorName, boolean>> {
+  const defaults: Readonly<Record<string, boolean>> = COLLECTOR_DEFAULTS;
   const out = {} as Record<CollectorName, boolean>;
-  for (const name of COLLECTOR_NAMES) out[name] = COLLECTORS.find((entry) => entry.name === name)?.defaultEnabled ?? false;
+  for (const name of COLLECTOR_NAMES) out[name] = defaults[name] ?? false;
   return Object.freeze(out);
 }
 

@@ -1,6 +1,5 @@
 /** One entry of `servers:`: a Flussonic Media Server to poll. */
-import { STREAM_FAMILY_GROUPS } from '../families/budget.js';
-import { SESSION_GROUP_BY_ALLOWED } from '../families/catalogue.js';
+import { SESSION_GROUP_BY_ALLOWED, STREAM_FAMILY_GROUPS } from './switches.js';
 import { COLLECTOR_NAMES, DEFAULTS, KNOWN_KEYS } from './defaults.js';
 import type { Section } from './fields.js';
 import { readName, readPollSettings } from './target.js';

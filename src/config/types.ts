@@ -4,7 +4,7 @@
  */
 import type { LevelWithSilent } from 'pino';
 import type { StreamFilterSources } from './regex.js';
-import type { StreamFamilyGroup } from '../families/budget.js';
+import type { StreamFamilyGroup } from './switches.js';
 
 export type CollectorName = 'streams' | 'sessions' | 'server' | 'dvrs' | 'cluster';
 
@@ -21,7 +21,7 @@ export type Credentials =
 export type StreamFilter = StreamFilterSources;
 
 /**
- * `servers[].families`: one switch per group of optional stream families (src/families/budget.ts
+ * `servers[].families`: one switch per group of optional stream families (src/config/switches.ts
  * says which families each enables). All off by default.
  */
 export type StreamFamilySwitches = Readonly<Record<StreamFamilyGroup, boolean>>;
@@ -44,7 +44,7 @@ export interface ServerConfig {
   readonly families: StreamFamilySwitches;
   /**
    * Cap of series per collector: beyond it optional, then default families are shed whole, and
-   * only then core series dropped (src/families/budget.ts); both are counted.
+   * only then core series dropped (src/families/define.ts); both are counted.
    */
   readonly maxSeries: number;
   /** Session groups not seen for this long (and without open sessions) are withdrawn and freed. */

@@ -1,17 +1,13 @@
 /**
- * METRICS.md, rendered from the catalogue in code. `npm run docs:metrics` writes it; a test fails
+ * METRICS.md, rendered from the catalogue in code (the union of the family declarations). `npm run docs:metrics` writes it; a test fails
  * when the committed file differs from this rendering, so the docs cannot drift from the code.
  */
-import {
-  CATALOGUE,
-  SERVER_STATUSES,
-  SESSION_DURATION_BUCKETS,
-  SESSION_GROUP_BY_ALLOWED,
-  SESSION_GROUP_BY_DEFAULT,
-  STREAM_STATUSES,
-  type FamilyDef,
-  type FamilyOwner,
-} from '../families/catalogue.js';
+import { SERVER_STATUSES } from '../collect/server.js';
+import { SESSION_DURATION_BUCKETS } from '../collect/sessions.js';
+import { STREAM_STATUSES } from '../collect/streams-map.js';
+import type { FamilyDef, FamilyOwner } from '../families/define.js';
+import { SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT } from '../config/switches.js';
+import { CATALOGUE } from '../serve/catalogue.js';
 
 const SECTIONS: readonly { readonly owner: FamilyOwner; readonly title: string; readonly intro: string }[] = [
   {
@@ -69,7 +65,7 @@ export function renderMetricsMarkdown(catalogue: readonly FamilyDef[] = CATALOGU
   const lines: string[] = [
     '# Metrics of flussonic-exporter',
     '',
-    '<!-- Generated from src/families/catalogue.ts by `npm run docs:metrics`. Do not edit: a test fails when this file is stale. -->',
+    '<!-- Generated from the family declarations (src/serve/catalogue.ts) by `npm run docs:metrics`. Do not edit: a test fails when this file is stale. -->',
     '',
     `${catalogue.length} metric families. Conventions: one prefix \`flussonic_\`; base units (seconds, bytes, ratios 0..1, celsius);`,
     'counters end in `_total`; `server` is the configured name of the Flussonic server, on every upstream series;',

@@ -1,13 +1,13 @@
 /**
- * The valid range of every family's values, in one place. An upstream that answers nonsense
- * (issue 10: every number negated gave 317 negative counters, a CPU ratio of -0.14 and a GPU at
- * -42 °C, with nothing logged) must not reach Prometheus: a value outside its family's range is
- * not exported, is counted in flussonic_exporter_invalid_values_total{server,family} and logged.
+ * Valid ranges of family values. An upstream that answers nonsense (every number negated: negative
+ * counters, a CPU ratio of -0.14, a GPU at -42 °C) must not reach Prometheus: a value outside its
+ * family's range is not exported, is counted in flussonic_exporter_invalid_values_total{server,family}
+ * and logged.
  *
- * Ranges come from rules by name suffix (the unit, per Prometheus naming) with explicit
- * overrides; the catalogue attaches the result to each FamilyDef when it is built (rangeFor()).
+ * A family's range comes from the unit its name ends in (rangeFor(), per Prometheus naming), unless
+ * its declaration names one (`range: BOOLEAN` beside the family, src/families/define.ts). A leaf:
+ * no imports.
  */
-import type { FamilyDef, MetricType } from './catalogue.js';
 
 export interface ValueRange {
   readonly min: number;
@@ -24,43 +24,29 @@ export const TIMESTAMP_MIN_SECONDS = 946_684_800;
 /** How far ahead of the exporter's clock an upstream timestamp may be. */
 export const TIMESTAMP_MAX_AHEAD_SECONDS = 86_400;
 
-const NON_NEGATIVE: ValueRange = Object.freeze({ min: 0, max: Infinity });
-const BOOLEAN: ValueRange = Object.freeze({ min: 0, max: 1 });
+export const NON_NEGATIVE: ValueRange = Object.freeze({ min: 0, max: Infinity });
+/** A flag or a state of a state set: 0 or 1. */
+export const BOOLEAN: ValueRange = Object.freeze({ min: 0, max: 1 });
 const RATIO: ValueRange = Object.freeze({ min: 0, max: 1 });
+const INFO: ValueRange = Object.freeze({ min: 1, max: 1 });
 const TIMESTAMP: ValueRange = Object.freeze({ min: TIMESTAMP_MIN_SECONDS, max: Infinity, timestampMaxAheadSeconds: TIMESTAMP_MAX_AHEAD_SECONDS });
 /** A device temperature: at or above freezing (no GPU runs colder), below any chip's shutdown point. */
 const DEVICE_CELSIUS: ValueRange = Object.freeze({ min: 0, max: 150 });
 
-/** Families whose range the suffix rules do not give. */
-const OVERRIDES: Readonly<Record<string, ValueRange>> = {
-  // Usage of a link or of the Erlang schedulers can exceed 100 % of the nominal capacity.
-  flussonic_server_bandwidth_usage_ratio: NON_NEGATIVE,
-  flussonic_server_scheduler_load_ratio: NON_NEGATIVE,
-  flussonic_stream_alive: BOOLEAN,
-  flussonic_stream_backup_active: BOOLEAN,
-  flussonic_stream_transcoder_running: BOOLEAN,
-  flussonic_stream_transcoder_overloaded: BOOLEAN,
-  flussonic_stream_dvr_enabled: BOOLEAN,
-  flussonic_stream_dvr_replication_running: BOOLEAN,
-  flussonic_stream_publish_enabled: BOOLEAN,
-  flussonic_server_status: BOOLEAN,
-  flussonic_stream_status: BOOLEAN,
-  flussonic_up: BOOLEAN,
-  flussonic_catena_up: BOOLEAN,
-  // The start of a stream or server is a time; `_start_time_seconds` is caught by the rule too.
-};
-
-/** The range of a family, by override, else by the unit its name ends in; never negative. */
-export function rangeFor(name: string, type: MetricType): ValueRange {
-  const override = OVERRIDES[name];
-  if (override) return override;
-  if (name.endsWith('_info')) return { min: 1, max: 1 };
+/** The range the unit a family's name ends in gives; never negative. */
+export function rangeFor(name: string): ValueRange {
+  if (name.endsWith('_info')) return INFO;
   if (name.endsWith('_timestamp_seconds') || name.endsWith('_start_time_seconds')) return TIMESTAMP;
   if (name.endsWith('_ratio')) return RATIO;
   if (name.endsWith('_celsius')) return DEVICE_CELSIUS;
   // Counters, byte totals, rates, durations, counts of clients, streams, files, frames: >= 0.
-  void type;
   return NON_NEGATIVE;
+}
+
+/** What a range check needs of a family: its name (for the count) and its range. */
+export interface RangedFamily {
+  readonly name: string;
+  readonly range: ValueRange;
 }
 
 /** Whether a value is inside the family's range (always false for NaN and infinities). */
@@ -90,7 +76,7 @@ export class ValueChecks {
   private readonly nowSeconds = Date.now() / 1000;
 
   /** Whether the value may be exported; a refused one is counted. */
-  accept(def: FamilyDef, value: number, labels: readonly string[]): boolean {
+  accept(def: RangedFamily, value: number, labels: readonly string[]): boolean {
     // A timestamp of 0 is how upstreams write "never" (a stream nobody watched yet): absent, not nonsense.
     if (value === 0 && def.range.timestampMaxAheadSeconds !== undefined) return false;
     this.checked++;

@@ -98,7 +98,7 @@ export interface CollectorRun {
   readonly dropped: number;
   /** Upstream values out of their family's range (not exported), by family (src/families/ranges.ts). */
   readonly invalid: Readonly<Record<string, number>>;
-  /** Series of whole families shed by max_series in this run, by family (src/families/budget.ts). */
+  /** Series of whole families shed by max_series in this run, by family (docs/cardinality.md). */
   readonly shed: Readonly<Record<string, number>>;
 }
 

@@ -4,7 +4,7 @@
  * naming the setting to change.
  */
 import { isUpstreamError } from '../lib/errors.js';
-import { tierOf } from '../families/budget.js';
+import { upstreamFamily } from '../collect/families.js';
 import { InvalidValuesError } from '../families/ranges.js';
 import type { Target } from './poller.js';
 
@@ -15,7 +15,7 @@ import type { Target } from './poller.js';
 export function overBudgetMessage(target: Target, shed: Record<string, Record<string, number>>, dropped: Record<string, number>): string {
   const at = `${target.labelName === 'server' ? 'servers' : 'catena'}[${target.name}]`;
   const families = Object.values(shed).flatMap((byFamily) => Object.keys(byFamily));
-  const switches = [...new Set(families.map((f) => tierOf(f).switch).filter((s) => s !== undefined))].map((s) => `${at}.${s}`);
+  const switches = [...new Set(families.map((f) => upstreamFamily(f)?.switch).filter((s) => s !== undefined))].map((s) => `${at}.${s}`);
   const parts: string[] = [];
   if (families.length > 0) parts.push(`shed whole families ${families.join(', ')}`);
   const droppedTotal = Object.values(dropped).reduce((a, b) => a + b, 0);

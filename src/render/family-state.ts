@@ -1,4 +1,4 @@
-import type { FamilyDef } from '../families/catalogue.js';
+import type { FamilyDef } from '../families/define.js';
 import type { FamilyBytes } from './family-bytes.js';
 import { widened } from '../lib/typed-arrays.js';
 
@@ -36,7 +36,7 @@ export class FamilyState {
   shed = false;
   constructor(
     readonly def: FamilyDef,
-    /** Position in the shedding order (src/families/budget.ts); -1 for core families. */
+    /** Position in the shedding order of its collector (FamilyDef.shedRank); -1 for core families. */
     readonly shedRank: number,
     expected: number,
   ) {

@@ -1,5 +1,4 @@
-import { tierOf } from '../families/budget.js';
-import type { FamilyDef } from '../families/catalogue.js';
+import type { FamilyDef } from '../families/define.js';
 import { ValueChecks } from '../families/ranges.js';
 import { FamilyBytes } from './family-bytes.js';
 import { FamilyState } from './family-state.js';
@@ -56,7 +55,7 @@ const shared = new FamilyBytes();
  * a time into a reused buffer). The target's constant labels (`server="edge-1"`) come first on
  * every series.
  *
- * The budget (`maxSeries`, src/families/budget.ts): when the series of this run exceed it, whole
+ * The budget (`maxSeries`, the tiers of src/families/define.ts): when the series of this run exceed it, whole
  * non-core families are shed in the table's order (optional ones, then default ones) and counted
  * per family in `shed`; core series are admitted in arrival order up to the cap and the rest
  * counted in `dropped` (collectors emit in the upstream's stable sort order, so the same series
@@ -307,7 +306,7 @@ export class SeriesWriter {
   private familyOf(def: FamilyDef): FamilyState {
     let f = this.families.get(def.name);
     if (f === undefined) {
-      const rank = tierOf(def.name).shedRank;
+      const rank = def.shedRank;
       f = new FamilyState(def, rank, this.sizes?.get(def.name) ?? 0);
       // A family first seen after shedding reached its rank is shed from the start.
       if (rank >= 0) {

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { CATALOGUE, type FamilyDef } from '../families/catalogue.js';
+import type { FamilyDef } from '../families/define.js';
+import { CATALOGUE } from './catalogue.js';
 import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from '../render/gzip-stream.js';
 import { prepareTarget, type PreparedTarget, type TargetChunks } from '../render/prepare.js';
 import { NO_LEASE, Reclaimer, type Lease, type Tracked } from './reclaim.js';

@@ -12,7 +12,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetView } from '../fleet/fleet.js';
 import { shardOf } from '../fleet/shard.js';
-import { familyByName } from '../families/catalogue.js';
+import { familyByName } from './catalogue.js';
 import { EMPTY_EXPOSITION as EMPTY, familyHeader, type ExpositionCache } from './exposition.js';
 import { finalPiece } from '../render/gzip-stream.js';
 import { escapeLabelValue } from '../render/series.js';

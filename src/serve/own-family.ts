@@ -9,7 +9,7 @@
  * scrape costs nothing.
  */
 import { familyHeader } from './exposition.js';
-import type { FamilyDef } from '../families/catalogue.js';
+import type { FamilyDef } from '../families/define.js';
 import { escapeLabelValue } from '../render/series.js';
 
 export type Labels = Readonly<Record<string, string>>;

@@ -13,7 +13,8 @@ import { API_ERROR_REASONS } from '../lib/errors.js';
 import type { ApiStats } from '../flussonic/api.js';
 import type { ApiCounts } from '../threads/protocol.js';
 import { readRevision } from '../version.js';
-import { familiesOf, familyByName, type FamilyDef } from '../families/catalogue.js';
+import type { FamilyDef } from '../families/define.js';
+import { familiesOf, familyByName } from './catalogue.js';
 import { OwnFamily, type Labels } from './own-family.js';
 
 /**

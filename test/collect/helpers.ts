@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { mapStream } from '../../src/collect/streams-map.js';
 import type { ServerConfig, StreamFamilySwitches, StreamFilter } from '../../src/config/types.js';
-import { STREAM_FAMILY_GROUPS } from '../../src/families/budget.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { SeriesWriter } from '../../src/render/series.js';

@@ -10,7 +10,7 @@ import { groupKey, isKeyOf, valuesOfKey } from '../../src/collect/sessions-group
 import { NO_DATA } from '../../src/collect/types.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
-import { SESSION_DURATION_BUCKETS } from '../../src/families/catalogue.js';
+import { SESSION_DURATION_BUCKETS } from '../../src/collect/sessions.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { SelfMetrics } from '../../src/serve/self.js';
 import { SeriesWriter } from '../../src/render/series.js';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mapStream } from '../../src/collect/streams-map.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
-import { CATALOGUE } from '../../src/families/catalogue.js';
+import { CATALOGUE } from '../../src/serve/catalogue.js';
 import { inRange } from '../../src/families/ranges.js';
 import { parseSamples } from '../helpers/exposition.js';
 import { ALL_FAMILIES, exposition, newWriter } from './helpers.js';

@@ -3,8 +3,9 @@ import type { JsonObject } from '../../src/flussonic/api.js';
 import { mapStream } from '../../src/collect/streams-map.js';
 import { streamsSelect, STREAMS_SELECT } from '../../src/collect/streams.js';
 import { DEFAULTS as DEFAULTS_CONFIG } from '../../src/config/defaults.js';
-import { FAMILY_TIERS, STREAM_FAMILY_GROUPS } from '../../src/families/budget.js';
-import { CATALOGUE } from '../../src/families/catalogue.js';
+import { FAMILY_TIERS } from '../../src/serve/catalogue.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
+import { CATALOGUE } from '../../src/serve/catalogue.js';
 import type { SeriesWriter } from '../../src/render/series.js';
 import { SAMPLES_2021, sharedFile } from '../helpers/shared.js';
 import {
@@ -349,6 +350,7 @@ describe('streams: cardinality controls', () => {
       opened_at: 1_700_000_000_000, // timestamps within the valid window (src/families/ranges.ts)
       last_dts_at: 1_700_000_000_000,
       publish_enabled: true,
+      playback_duration: 7,
       input: { errors_lost_packets: 1, input_switches: 1 },
       transcoder: {
         hw: 'cpu',
@@ -415,6 +417,7 @@ describe('streams: select list', () => {
         name: 'rich',
         stats: {
           backup_running: false,
+          playback_duration: 0,
           dvr_replication: 1,
           retry_count: 0,
           input: { input_switches: 0, errors_x: 0 },

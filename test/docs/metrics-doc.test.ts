@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { renderMetricsMarkdown } from '../../src/docs/metrics-markdown.js';
-import { CATALOGUE } from '../../src/families/catalogue.js';
+import { CATALOGUE } from '../../src/serve/catalogue.js';
 import { REPO_ROOT, sharedFile } from '../helpers/shared.js';
 
 describe('METRICS.md', () => {

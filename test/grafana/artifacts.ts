@@ -5,7 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { CATALOGUE, SESSION_GROUP_BY_ALLOWED } from '../../src/families/catalogue.js';
+import { CATALOGUE } from '../../src/serve/catalogue.js';
+import { SESSION_GROUP_BY_ALLOWED } from '../../src/config/switches.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 export const GRAFANA_DIR = join(REPO_ROOT, 'grafana');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { buildDashboards, renderDashboard } from '../../grafana/generator/index.js';
-import { FAMILY_TIERS } from '../../src/families/budget.js';
+import { FAMILY_TIERS } from '../../src/serve/catalogue.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import {
   allPanels,
@@ -287,7 +287,7 @@ describe('Dashboard queries', () => {
   });
 });
 
-/** The switch of every optional family of the tier table (src/families/budget.ts). */
+/** The switch of every optional family of the tier table (FAMILY_TIERS of src/serve/catalogue.ts). */
 const SWITCH_OF = new Map(FAMILY_TIERS.flatMap((t) => (t.switch ? [[t.family, t.switch] as const] : [])));
 const recordExprs = new Map(recordingRules().map((r) => [r.record, r.expr]));
 

@@ -6,7 +6,7 @@
 import pino, { type Logger } from 'pino';
 import type { CatenaConfig, ExporterConfig, ServerConfig, StreamFamilySwitches } from '../../src/config/types.js';
 import type { ApiStats } from '../../src/flussonic/api.js';
-import { STREAM_FAMILY_GROUPS } from '../../src/families/budget.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
 
 /** Upstream accounting that counts nothing: for a client built outside the exporter. */
 export const NO_STATS: ApiStats = { request() {}, error() {}, responseBytes() {} };

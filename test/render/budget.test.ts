@@ -1,5 +1,5 @@
 /**
- * The tier table (src/families/budget.ts) against the catalogue, the config and the alert rules:
+ * The tier table (FAMILY_TIERS of src/serve/catalogue.ts) against the catalogue, the config and the alert rules:
  * every family has one tier; optional families have a switch the config knows, off by default;
  * the default set of one stream fits the per-stream budget; every alert can fire on the default set.
  */
@@ -8,16 +8,10 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, KNOWN_KEYS } from '../../src/config/defaults.js';
-import {
-  FAMILY_TIERS,
-  INPUT_ACTIVE_RESERVED,
-  STREAM_FAMILY_GROUPS,
-  STREAM_SERIES_BUDGET,
-  familyEnabled,
-  shedOrderOf,
-  tierOf,
-} from '../../src/families/budget.js';
-import { CATALOGUE, familiesOf } from '../../src/families/catalogue.js';
+import { FAMILY_TIERS, familyEnabled, shedOrderOf, tierOf } from '../../src/serve/catalogue.js';
+import { INPUT_ACTIVE_RESERVED, STREAM_SERIES_BUDGET } from '../../src/collect/streams-map.js';
+import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
+import { CATALOGUE, familiesOf } from '../../src/serve/catalogue.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 const INPUT_ACTIVE = 'flussonic_stream_input_active';

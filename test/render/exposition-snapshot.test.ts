@@ -1,7 +1,7 @@
 /** ExpositionCache.snapshot(): the bytes and the one gzip stream a scrape sends, always of the newest swap. */
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { finalPiece } from '../../src/render/gzip-stream.js';
 import { SeriesWriter } from '../../src/render/series.js';

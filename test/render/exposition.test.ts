@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { mergePrepared, prepareSources } from '../../src/render/prepare.js';
 import { SeriesWriter } from '../../src/render/series.js';

@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { OwnFamily } from '../../src/serve/own-family.js';
 import { SelfMetrics } from '../../src/serve/self.js';
 import { value } from '../helpers/exposition.js';

@@ -1,6 +1,6 @@
 /** The valid ranges of the catalogue's families (src/families/ranges.ts) and the writer's check. */
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE, familyByName } from '../../src/families/catalogue.js';
+import { CATALOGUE, familyByName } from '../../src/serve/catalogue.js';
 import { inRange, TIMESTAMP_MIN_SECONDS } from '../../src/families/ranges.js';
 import { SeriesWriter } from '../../src/render/series.js';
 

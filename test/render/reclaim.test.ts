@@ -5,7 +5,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { ExpositionCache, type ExpositionSnapshot } from '../../src/serve/exposition.js';
 import { finalPiece } from '../../src/render/gzip-stream.js';
 import { Reclaimer } from '../../src/serve/reclaim.js';

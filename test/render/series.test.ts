@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { familyByName, SESSION_DURATION_BUCKETS } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
+import { SESSION_DURATION_BUCKETS } from '../../src/collect/sessions.js';
 import { constants, crc32, inflateRawSync } from 'node:zlib';
 import { prepareSources } from '../../src/render/prepare.js';
-import { shedOrderOf } from '../../src/families/budget.js';
+import { shedOrderOf } from '../../src/serve/catalogue.js';
 import { LabelBlockCache } from '../../src/render/label-blocks.js';
 import { escapeLabelValue, formatValue, SeriesWriter } from '../../src/render/series.js';
 
@@ -111,7 +112,7 @@ describe('SeriesWriter', () => {
   });
 });
 
-describe('SeriesWriter budget (src/families/budget.ts)', () => {
+describe('SeriesWriter budget (the tiers of src/families/define.ts)', () => {
   const trackInfo = familyByName('flussonic_stream_track_info'); // optional, shed first
   const pushSent = familyByName('flussonic_stream_push_sent_bytes_total'); // optional, after tracks
   const delay = familyByName('flussonic_stream_input_delay_seconds'); // default tier

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CollectorEntry } from '../../src/collect/types.js';
 import { escapeHtml } from '../../src/serve/landing.js';
 import { acceptsGzip } from '../../src/serve/exposition-reply.js';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { poolExporter, scriptedChannels, type PoolExporter } from '../helpers/pool-exporter.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { captureLogger, exporterConfig, serverConfig } from '../helpers/runtime.js';

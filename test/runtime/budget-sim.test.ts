@@ -1,5 +1,5 @@
 /**
- * The default series budget (src/families/budget.ts, docs/cardinality.md) with the whole exporter
+ * The default series budget (the tiers of the family declarations, docs/cardinality.md) with the whole exporter
  * against the embedded simulator: at default settings every stream of a 10,000-stream server is
  * exported within the per-stream budget; over a cap, optional families are shed before any core
  * series, counted per family, with one warning naming the setting to change.
@@ -8,8 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/validate.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
-import { FAMILY_TIERS, INPUT_ACTIVE_RESERVED, STREAM_SERIES_BUDGET } from '../../src/families/budget.js';
-import { familiesOf } from '../../src/families/catalogue.js';
+import { FAMILY_TIERS } from '../../src/serve/catalogue.js';
+import { INPUT_ACTIVE_RESERVED, STREAM_SERIES_BUDGET } from '../../src/collect/streams-map.js';
+import { familiesOf } from '../../src/serve/catalogue.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@flussonic-exporter/simulator';
 import { parseSamples, samples, value, type Sample } from '../helpers/exposition.js';
 import { captureLogger, exporterConfig, type CapturedLog } from '../helpers/runtime.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CatenaConfig, ServerConfig } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { streamsSelect } from '../../src/collect/streams.js';
-import { familiesOf } from '../../src/families/catalogue.js';
+import { familiesOf } from '../../src/serve/catalogue.js';
 import { startSimulator, type Fault, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';

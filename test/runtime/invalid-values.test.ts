@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExporter, type Exporter } from '../../src/exporter.js';
-import { CATALOGUE, familyByName } from '../../src/families/catalogue.js';
+import { CATALOGUE, familyByName } from '../../src/serve/catalogue.js';
 import { inRange } from '../../src/families/ranges.js';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { parseSamples, samples, value } from '../helpers/exposition.js';

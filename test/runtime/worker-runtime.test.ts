@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CollectorEntry } from '../../src/collect/types.js';
 import { validateConfig } from '../../src/config/index.js';
 import { compileStreamFilter } from '../../src/config/regex.js';
-import { familyByName } from '../../src/families/catalogue.js';
+import { familyByName } from '../../src/serve/catalogue.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { finalPiece } from '../../src/render/gzip-stream.js';
 import { builtInCatenaCollectors } from '../../src/poll/targets.js';

@@ -1,0 +1,53 @@
+/**
+ * The exporter's own families, kept by the serving thread (self.ts) from what the pollers, the
+ * discovery and the config loader report. Core: a few per target, never shed. Self-metric series
+ * of a target carry its name in the `server` label (Catena targets too, with collector
+ * `operations`).
+ */
+import { defineFamilies } from '../families/define.js';
+import { BOOLEAN } from '../families/ranges.js';
+
+const S = ['server'] as const;
+const SC = ['server', 'collector'] as const;
+const SRC = ['source'] as const;
+
+export const SELF_FAMILIES = defineFamilies('self', {
+  up: { name: 'flussonic_up', type: 'gauge', labels: S, range: BOOLEAN,
+    help: '1 when the last poll of every enabled collector for this server succeeded, else 0.' },
+  collectorSuccess: { name: 'flussonic_exporter_collector_success', type: 'gauge', labels: SC,
+    help: 'Whether the last poll of this collector succeeded (1) or failed (0).' },
+  collectorDurationSeconds: { name: 'flussonic_exporter_collector_duration_seconds', type: 'gauge', labels: SC,
+    help: 'Wall time of the last poll of this collector, in seconds.' },
+  lastSuccessTimestampSeconds: { name: 'flussonic_exporter_last_success_timestamp_seconds', type: 'gauge', labels: SC,
+    help: 'Unix time when this collector last succeeded.' },
+  apiRequestsTotal: { name: 'flussonic_exporter_api_requests_total', type: 'counter', labels: ['server', 'endpoint', 'code'],
+    help: 'HTTP requests made to the upstream API, by status code (code="error" when no response arrived).' },
+  apiErrorsTotal: { name: 'flussonic_exporter_api_errors_total', type: 'counter', labels: ['server', 'endpoint', 'reason'],
+    help: 'Failed upstream requests by reason: timeout, connection, http, invalid_json, too_large, cursor_loop, auth, shape (a JSON document of the wrong form).' },
+  apiResponseBytesTotal: { name: 'flussonic_exporter_api_response_bytes_total', type: 'counter', labels: ['server', 'endpoint'],
+    help: 'Response body bytes read from the upstream API.' },
+  seriesDroppedTotal: { name: 'flussonic_exporter_series_dropped_total', type: 'counter', labels: SC,
+    help: 'Series not exported because a cardinality limit (max_series) was hit.' },
+  invalidValuesTotal: { name: 'flussonic_exporter_invalid_values_total', type: 'counter', labels: ['server', 'family'],
+    help: 'Upstream values outside their family\'s valid range (counters >= 0, ratios 0..1, sane timestamps and temperatures), not exported.' },
+  seriesShedTotal: { name: 'flussonic_exporter_series_shed_total', type: 'counter', labels: ['server', 'collector', 'family'],
+    help: 'Series of a whole family not exported because the collector\'s max_series was reached: optional families are shed first, then default ones (docs/cardinality.md).' },
+  buildInfo: { name: 'flussonic_exporter_build_info', type: 'gauge', labels: ['version', 'revision', 'nodejs_version'],
+    help: 'Build information of the exporter (revision: git commit at build time, unknown outside git); value 1.' },
+  demo: { name: 'flussonic_exporter_demo', type: 'gauge', labels: [],
+    help: '1 when the exporter runs in demo mode on simulated data, else 0.' },
+  configLastReloadSuccess: { name: 'flussonic_exporter_config_last_reload_success', type: 'gauge', labels: [],
+    help: '1 if the last configuration (re)load succeeded, else 0.' },
+  configLastReloadSuccessTimestampSeconds: { name: 'flussonic_exporter_config_last_reload_success_timestamp_seconds', type: 'gauge', labels: [],
+    help: 'Unix time of the last successful configuration (re)load.' },
+  shardInfo: { name: 'flussonic_exporter_shard_info', type: 'gauge', labels: ['shard', 'total_shards'],
+    help: 'Which shard this replica is (--shard/--total-shards or the StatefulSet ordinal); value 1.' },
+  ownedTargets: { name: 'flussonic_exporter_owned_targets', type: 'gauge', labels: ['kind'],
+    help: 'Targets this replica polls after discovery and sharding, by kind (server, catena).' },
+  discoveryTargets: { name: 'flussonic_exporter_discovery_targets', type: 'gauge', labels: SRC,
+    help: 'Servers the last good refresh of this discovery source found (before sharding).' },
+  discoveryFailuresTotal: { name: 'flussonic_exporter_discovery_failures_total', type: 'counter', labels: SRC,
+    help: 'Failed refreshes of this discovery source; the last good list is kept.' },
+  discoveryLastSuccessTimestampSeconds: { name: 'flussonic_exporter_discovery_last_success_timestamp_seconds', type: 'gauge', labels: SRC,
+    help: 'Unix time of the last successful refresh of this discovery source.' },
+});
