@@ -3,14 +3,18 @@
  * anything, so every combination is testable in-process.
  */
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
-import { metricsPathProblem } from './config/validate.js';
+import { LOG_LEVELS, metricsPathProblem, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { HEALTHY_PATH, READY_PATH } from './serve/app.js';
+import { PROBE_PATH, SD_PATH } from './serve/fleet-routes.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
 import { ConfigError, ExporterError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
+
+/** The paths of the HTTP server's other routes: the metrics path (config or flag) must be none of them. */
+export const RESERVED_PATHS: readonly string[] = ['/', HEALTHY_PATH, READY_PATH, PROBE_PATH, SD_PATH];
 
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
@@ -173,7 +177,7 @@ function parseOverrides(values: Values): Overrides {
   }
   const path = values['web.telemetry-path'] as string | undefined;
   if (path !== undefined) {
-    const problem = metricsPathProblem(path);
+    const problem = metricsPathProblem(path, RESERVED_PATHS);
     if (problem) throw new UsageError(`--web.telemetry-path: ${problem}`);
     out.metricsPath = path;
   }

@@ -1,7 +1,6 @@
 /**
- * Every collector of a Flussonic server, by name. Config switches (`collectors:`), their defaults,
- * the docs and the validation of collector names all come from this one table; the poller creates
- * one instance per server from it.
+ * Every collector of a Flussonic server, by name; the poller creates one instance per server from
+ * it. Whether each runs by default is the config's (src/config/switches.ts).
  */
 import { createClusterCollector } from './cluster.js';
 import { createDvrsCollector } from './dvrs.js';
@@ -9,11 +8,12 @@ import { createServerCollector } from './server.js';
 import { createSessionsCollector } from './sessions.js';
 import { createStreamsCollector } from './streams.js';
 import type { CollectorEntry } from './types.js';
+import { COLLECTOR_DEFAULTS } from '../config/switches.js';
 
 export const COLLECTORS: readonly CollectorEntry[] = Object.freeze([
-  { name: 'streams', defaultEnabled: true, create: createStreamsCollector },
-  { name: 'sessions', defaultEnabled: true, create: () => createSessionsCollector() },
-  { name: 'server', defaultEnabled: true, create: createServerCollector },
-  { name: 'dvrs', defaultEnabled: false, create: () => createDvrsCollector() },
-  { name: 'cluster', defaultEnabled: false, create: () => createClusterCollector() },
+  { name: 'streams', defaultEnabled: COLLECTOR_DEFAULTS.streams, create: createStreamsCollector },
+  { name: 'sessions', defaultEnabled: COLLECTOR_DEFAULTS.sessions, create: () => createSessionsCollector() },
+  { name: 'server', defaultEnabled: COLLECTOR_DEFAULTS.server, create: createServerCollector },
+  { name: 'dvrs', defaultEnabled: COLLECTOR_DEFAULTS.dvrs, create: () => createDvrsCollector() },
+  { name: 'cluster', defaultEnabled: COLLECTOR_DEFAULTS.cluster, create: () => createClusterCollector() },
 ]);

@@ -1,96 +1,64 @@
-/**
- * Every default of the config in one place. config.example.yaml shows these values and README
- * documents them; a test loads the example and checks that it names every known key.
- */
-import { availableParallelism } from 'node:os';
-import { COLLECTORS } from '../collect/index.js';
-import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../families/budget.js';
-import { SESSION_GROUP_BY_DEFAULT } from '../families/catalogue.js';
-import type { CollectorName } from './types.js';
+/** What is read off the schema: the JSON Schema of the file, the keys of each mapping, the defaults. */
+import { z } from 'zod';
+import { configSchema, type SchemaContext } from './schema.js';
 
-export const COLLECTOR_NAMES: readonly CollectorName[] = ['streams', 'sessions', 'server', 'dvrs', 'cluster'];
+/** A context for reading the schema itself (no file is validated with it). */
+const SCHEMA_ONLY: SchemaContext = { baseDir: '/', reservedPaths: [], pollIntervalMs: 15_000, templateNames: [] };
 
-/**
- * Default of each `collectors:` switch: `defaultEnabled` of the collector table
- * (src/collect/index.ts), so the table stays the one place that decides. A collector this
- * build's table does not have is off.
- */
-function collectorDefaults(): Readonly<Record<CollectorName, boolean>> {
-  const out = {} as Record<CollectorName, boolean>;
-  for (const name of COLLECTOR_NAMES) out[name] = COLLECTORS.find((entry) => entry.name === name)?.defaultEnabled ?? false;
-  return Object.freeze(out);
+export interface JsonSchema {
+  readonly type?: string | readonly string[];
+  readonly properties?: Readonly<Record<string, JsonSchema>>;
+  readonly items?: JsonSchema;
+  readonly additionalProperties?: JsonSchema | boolean;
+  readonly patternProperties?: Readonly<Record<string, JsonSchema>>;
+  readonly required?: readonly string[];
+  readonly description?: string;
+  readonly title?: string;
+  readonly default?: unknown;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly enum?: readonly unknown[];
+  readonly [keyword: string]: unknown;
 }
 
-export const DEFAULTS = Object.freeze({
-  listenAddress: ':9228',
-  listenPort: 9228,
-  /** `:9228` (no host) listens on every IPv4 interface; `[::]:9228` for IPv6 too. */
-  listenHostAny: '0.0.0.0',
-  metricsPath: '/metrics',
-  logLevel: 'info',
-  pollIntervalMs: 15_000,
-  /** Worker threads that poll: one per core the process may use. */
-  workers: availableParallelism(),
-  maxWorkers: 256,
-  /** Below this, a poll loop would hammer the upstream. */
-  minPollIntervalMs: 100,
-  server: Object.freeze({
-    apiPrefix: '/streamer/api/v3',
-    timeoutMs: 10_000,
-    pageSize: 1000,
-    maxPages: 10_000,
-    maxResponseBytes: 64 * 1024 * 1024,
-    collectors: collectorDefaults(),
-    /** Every optional family group off: the default budget (docs/cardinality.md). */
-    families: Object.freeze(Object.fromEntries(STREAM_FAMILY_GROUPS.map((g) => [g, false])) as Record<StreamFamilyGroup, boolean>),
-    /**
-     * Per collector. The default families of 20,000 streams (20 series each) and the groups of
-     * 200,000 sessions fit below it; a server beyond that sheds optional families first.
-     */
-    maxSeries: 500_000,
-    staleAfterMs: 10 * 60_000,
-    sessionsGroupBy: SESSION_GROUP_BY_DEFAULT,
-  }),
-  /** How often a discovery source is re-read (Prometheus' file_sd default is 5m; peers change faster). */
-  discoveryRefreshMs: 60_000,
-  catena: Object.freeze({
-    pollIntervalMs: 60_000,
-    timeoutMs: 10_000,
-    pageSize: 500,
-    maxPages: 10_000,
-    /** Records with createdAt further ahead of the exporter's clock are rejected (not counted yet). */
-    maxClockSkewMs: 5 * 60_000,
-    maxResponseBytes: 64 * 1024 * 1024,
-    query: Object.freeze({ type: 'type', created_from: 'createdAt_gte', created_before: 'createdAt_lt', subscriber: 'subscriberId' }),
-  }),
+/** config.schema.json: what editors check and complete config files with. */
+export function configJsonSchema(): JsonSchema {
+  const schema = z.toJSONSchema(configSchema(SCHEMA_ONLY), { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  // `x-` keys at the top hold YAML anchors (merged into servers with `<<`).
+  return { ...schema, title: 'flussonic-exporter config', patternProperties: { '^x-': {} } };
+}
+
+const top = configJsonSchema();
+const props = (schema: JsonSchema | undefined): Readonly<Record<string, JsonSchema>> => schema?.properties ?? {};
+const keys = (schema: JsonSchema | undefined): readonly string[] => Object.keys(props(schema));
+const P = props(top);
+const server = P.servers?.items;
+const catena = P.catena?.items;
+const discovery = P.discovery;
+
+/** Keys known at each level of the YAML (unknown keys are rejected with the closest of these). */
+export const KNOWN_KEYS = Object.freeze({
+  top: keys(top),
+  server: keys(server),
+  template: keys(P.templates?.additionalProperties as JsonSchema),
+  discovery: keys(discovery),
+  discoveryClusterPeers: keys(props(discovery).cluster_peers?.items),
+  discoveryFileSd: keys(props(discovery).file_sd?.items),
+  serverCollectors: keys(props(server).collectors),
+  serverStreams: keys(props(server).streams),
+  serverFamilies: keys(props(server).families),
+  serverSessions: keys(props(server).sessions),
+  catena: keys(catena),
+  catenaQuery: keys(props(catena).query),
+  catenaPrice: keys(props(catena).prices?.additionalProperties as JsonSchema),
 });
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+const probe = configSchema(SCHEMA_ONLY).parse({ servers: [{ name: 'defaults', url: 'http://localhost' }] });
 
-/** Keys known at each level of the YAML; unknown keys are rejected with the closest of these. */
-export const KNOWN_KEYS = Object.freeze({
-  top: ['listen_address', 'metrics_path', 'log_level', 'poll_interval', 'workers', 'servers', 'catena', 'templates', 'discovery'],
-  server: [
-    'name', 'url', 'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
-    'timeout', 'poll_interval', 'page_size', 'max_pages', 'max_response_size', 'collectors', 'streams', 'families',
-    'max_series', 'stale_after', 'sessions',
-  ],
-  template: [
-    'api_prefix', 'username', 'password', 'password_file', 'bearer_token', 'bearer_token_file',
-    'timeout', 'poll_interval', 'page_size', 'max_pages', 'max_response_size', 'collectors', 'streams', 'families',
-    'max_series', 'sessions',
-  ],
-  discovery: ['refresh_interval', 'cluster_peers', 'file_sd'],
-  discoveryClusterPeers: ['name', 'seeds', 'template', 'refresh_interval'],
-  discoveryFileSd: ['name', 'files', 'template', 'refresh_interval'],
-  serverCollectors: [...COLLECTOR_NAMES],
-  serverStreams: ['include', 'exclude'],
-  serverFamilies: [...STREAM_FAMILY_GROUPS],
-  serverSessions: ['group_by'],
-  catena: [
-    'name', 'url', 'api_key', 'api_key_file', 'poll_interval', 'timeout', 'page_size', 'max_pages', 'max_response_size',
-    'start', 'max_clock_skew', 'state_file', 'query', 'prices', 'shard',
-  ],
-  catenaQuery: ['type', 'created_from', 'created_before', 'subscriber'],
-  catenaPrice: ['amount', 'per', 'currency'],
+/** The defaults other modules need as values (the schema has them all). */
+export const DEFAULTS = Object.freeze({
+  listenPort: probe.listenAddress.port,
+  metricsPath: probe.metricsPath,
+  workers: probe.workers,
+  server: Object.freeze({ collectors: probe.servers[0]!.collectors, families: probe.servers[0]!.families }),
 });

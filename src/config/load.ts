@@ -11,13 +11,18 @@ import { formatByteSize } from './duration.js';
 import { expandEnvironment, type Environment } from './expand.js';
 import { formatPath, type PathSegment } from './path.js';
 import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
-import type { ExporterConfig } from './types.js';
+import type { ExporterConfig } from './schema.js';
 import { checkConfig, toConfigProblem } from './validate.js';
 
-export function loadConfig(path: string, env: Environment = process.env): ExporterConfig {
+export function loadConfig(path: string, env: Environment = process.env, options: LoadOptions = {}): ExporterConfig {
   const read = readFileCapped(path, MAX_CONFIG_BYTES);
   if (!read.ok) throw new ConfigError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
-  return parseConfigText(read.text, { source: path, baseDir: dirname(resolve(path)), env });
+  return parseConfigText(read.text, { ...options, source: path, baseDir: dirname(resolve(path)), env });
+}
+
+export interface LoadOptions {
+  /** Paths of the HTTP server's other routes, which `metrics_path` must not take (default: none). */
+  readonly reservedPaths?: readonly string[];
 }
 
 /** A config with more problems than this is shown the first ones and the count of the rest. */
@@ -26,7 +31,7 @@ export const MAX_PROBLEMS_SHOWN = 100;
 /** The yaml library's bound on alias expansion (its default is 100, set here on purpose). */
 export const MAX_ALIAS_COUNT = 100;
 
-export interface ParseOptions {
+export interface ParseOptions extends LoadOptions {
   readonly source: string;
   readonly baseDir: string;
   readonly env: Environment;
@@ -59,7 +64,7 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     throw new ConfigError(options.source, [{ path: '', message: `YAML: ${message}` }]);
   }
   const expanded = expandEnvironment(raw, options.env, formatPath);
-  const { config, problems, more } = checkConfig(expanded.value, { source: options.source, baseDir: options.baseDir, expandedPaths: expanded.expandedPaths });
+  const { config, problems, more } = checkConfig(expanded.value, { ...options, expandedPaths: expanded.expandedPaths });
   // A value whose expansion failed was reported already; what validation says about the
   // resulting empty value would only repeat it.
   const failedPaths = new Set(expanded.problems.map((p) => formatPath(p.segments)));

@@ -15,6 +15,7 @@
  * The default per-stream budget is STREAM_SERIES_BUDGET series from the stream families, of which
  * INPUT_ACTIVE_RESERVED are kept for flussonic_stream_input_active (one per input, default on).
  */
+import { STREAM_FAMILY_GROUPS, type StreamFamilyGroup } from '../config/switches.js';
 import { CATALOGUE } from './catalogue.js';
 
 export type Tier = 'core' | 'default' | 'optional';
@@ -22,18 +23,8 @@ export type Tier = 'core' | 'default' | 'optional';
 /** The config switch that turns a family on: `families.<key>` of a server, or `collectors.<name>`. */
 export type FamilySwitch = `families.${StreamFamilyGroup}` | 'collectors.dvrs' | 'collectors.cluster';
 
-/** The `servers[].families` switches. All are off by default (optional families). */
-export const STREAM_FAMILY_GROUPS = [
-  'tracks',
-  'transcoder_tracks',
-  'pushes',
-  'input_errors',
-  'inputs',
-  'details',
-  'transcoder',
-  'dvr',
-] as const;
-export type StreamFamilyGroup = (typeof STREAM_FAMILY_GROUPS)[number];
+/** The `servers[].families` switches (declared with the config's switches). All are off by default (optional families). */
+export { STREAM_FAMILY_GROUPS, type StreamFamilyGroup };
 
 export interface FamilyTier {
   readonly family: string;

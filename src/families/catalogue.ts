@@ -54,8 +54,7 @@ export const TRANSCODER_AD_MARKER_KINDS = [
   'input_ad_immediate',
   'output_ad_immediate',
 ] as const;
-export const SESSION_GROUP_BY_ALLOWED = ['stream', 'proto', 'country', 'dvr', 'secure', 'segments_container', 'manifest_type'] as const;
-export const SESSION_GROUP_BY_DEFAULT = ['stream', 'proto'] as const;
+export { SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT } from '../config/switches.js';
 /** Buckets of flussonic_session_duration_seconds: 10 s to 24 h. */
 export const SESSION_DURATION_BUCKETS = [10, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400] as const;
 
