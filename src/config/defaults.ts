@@ -28,6 +28,9 @@ export function configJsonSchema(): JsonSchema {
   return { ...schema, title: 'flussonic-exporter config', patternProperties: { '^x-': {} } };
 }
 
+/** config.schema.json as written (a test compares it with the file). */
+export const configJsonSchemaText = (): string => `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+
 const top = configJsonSchema();
 const props = (schema: JsonSchema | undefined): Readonly<Record<string, JsonSchema>> => schema?.properties ?? {};
 const keys = (schema: JsonSchema | undefined): readonly string[] => Object.keys(props(schema));

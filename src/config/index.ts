@@ -3,7 +3,7 @@ export { loadConfig, parseConfigText, type LoadOptions, type ParseOptions } from
 export { validateConfig, checkConfig, type ValidateOptions } from './validate.js';
 export { metricsPathProblem, parseListenAddress, type ListenAddress } from './values.js';
 export { parseDuration, formatDuration } from './duration.js';
-export { DEFAULTS, KNOWN_KEYS, configJsonSchema } from './defaults.js';
+export { DEFAULTS, KNOWN_KEYS, configJsonSchema, configJsonSchemaText, type JsonSchema } from './defaults.js';
 export { LOG_LEVELS } from './schema.js';
 export { COLLECTOR_NAMES } from './switches.js';
 export type * from './schema.js';

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { DURATION_PATTERN, parseByteSize, parseDuration } from './duration.js';
+import { DURATION_PATTERN, formatDuration, parseByteSize, parseDuration } from './duration.js';
 import type { PathSegment } from './path.js';
 import { MAX_SECRET_BYTES, readFileCapped } from './read-capped.js';
 import { compileNamePattern } from './regex.js';
@@ -104,7 +104,7 @@ export const duration = (minMs: number) =>
       if (ms === undefined) return fail(ctx, value, notDuration);
       return ms < minMs ? fail(ctx, value, (shown) => `must be at least ${minMs}ms, got ${shown}`) : ms;
     })
-    .meta({ title: 'duration', pattern: DURATION_PATTERN });
+    .meta({ title: 'duration', pattern: DURATION_PATTERN, ...(minMs > 1 ? { 'x-minimum': formatDuration(minMs) } : {}) });
 
 /** A byte size (`64MiB`, `500KB` = 500,000, `1048576`), at least `min`. */
 export const size = (min: number, minText: string) =>
@@ -115,7 +115,7 @@ export const size = (min: number, minText: string) =>
       if (bytes === undefined || bytes < min) return fail(ctx, value, (shown) => `${shown} is not a size of at least ${minText} (e.g. 64MiB, 500KB, 1048576)`);
       return bytes;
     })
-    .meta({ title: 'size', type: ['string', 'integer'] });
+    .meta({ title: 'size', type: ['string', 'integer'], 'x-minimum': minText });
 
 /** A string that must pass `test` (else `say`), converted by `to`. */
 export const shaped = <T = string>(test: (s: string) => boolean, say: Say, to: (s: string) => T = (s) => s as T) =>

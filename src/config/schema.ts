@@ -33,8 +33,7 @@ const name = () =>
     .meta(help(NAME_HELP));
 
 /** `poll_interval`, `timeout`, `page_size`, `max_pages`, `max_response_size`: how a target is polled and how much one poll reads. */
-const pollShape = (pollIntervalMs: number, pageSize: number) => ({
-  poll_interval: duration(MIN_POLL_INTERVAL).prefault(formatDuration(pollIntervalMs)).meta(help('how often the target is polled')),
+const pollShape = (pageSize: number) => ({
   timeout: duration(1).optional().meta(help('timeout of one request; must be below the poll interval. Default: min(10s, the poll deadline), so a short poll_interval works')),
   page_size: int(1, 100_000).default(pageSize).meta(help('the most items one page of a list asks for (fewer while pages would pass 1.5 MiB)')),
   max_pages: int(1, 1_000_000).default(10_000).meta(help('page cap of one list walk (guards a walk that never ends)')),
@@ -44,14 +43,17 @@ const pollShape = (pollIntervalMs: number, pageSize: number) => ({
 /** The timeout when none is set: min(10s, the poll's own deadline), so a slow request ends as its own timeout. */
 export const defaultTimeoutMs = (defaultMs: number, pollIntervalMs: number): number => Math.max(1, Math.floor(Math.min(defaultMs, pollDeadlineMs(pollIntervalMs))));
 
-const timeoutBelowInterval = always((v, ctx) => {
-  if (typeof v.timeout !== 'number' || typeof v.poll_interval !== 'number' || v.timeout < v.poll_interval) return;
-  fail(ctx, v.timeout, () => `${formatDuration(v.timeout as number)} must be below the poll interval (${formatDuration(v.poll_interval as number)}); set a shorter timeout or a longer poll_interval (without timeout the default is min(10s, the poll deadline))`, ['timeout']);
-});
+/** An explicit timeout must be below the poll interval (`fallbackMs` when the entry sets none). */
+const timeoutBelowInterval = (fallbackMs: number) =>
+  always((v, ctx) => {
+    const interval = v.poll_interval ?? fallbackMs;
+    if (typeof v.timeout !== 'number' || typeof interval !== 'number' || v.timeout < interval) return;
+    fail(ctx, v.timeout, () => `${formatDuration(v.timeout as number)} must be below the poll interval (${formatDuration(interval)}); set a shorter timeout or a longer poll_interval (without timeout the default is min(10s, the poll deadline))`, ['timeout']);
+  });
 
-const pollSettings = (v: z.output<z.ZodObject<ReturnType<typeof pollShape>>>) => ({
-  pollIntervalMs: v.poll_interval,
-  timeoutMs: v.timeout ?? defaultTimeoutMs(10_000, v.poll_interval),
+const pollSettings = (v: z.output<z.ZodObject<ReturnType<typeof pollShape>>>, pollIntervalMs: number) => ({
+  pollIntervalMs,
+  timeoutMs: v.timeout ?? defaultTimeoutMs(10_000, pollIntervalMs),
   pageSize: v.page_size,
   maxPages: v.max_pages,
   maxResponseBytes: v.max_response_size,
@@ -78,7 +80,8 @@ const serverSettingsShape = (c: SchemaContext) => ({
   password_file: secretFile(c.baseDir).optional().meta(help('file holding the password (trailing newline trimmed)')),
   bearer_token: secret().optional().meta(help('Bearer token (instead of username/password)')),
   bearer_token_file: secretFile(c.baseDir).optional().meta(help('file holding the Bearer token')),
-  ...pollShape(c.pollIntervalMs, 1000),
+  poll_interval: duration(MIN_POLL_INTERVAL).optional().meta(help('how often the server is polled (default: the top-level poll_interval)')),
+  ...pollShape(1000),
   collectors: switches(COLLECTOR_DEFAULTS, (key) => `run the ${key} collector: ${COLLECTOR_HELP[key]}`).meta(help('which collectors run')),
   streams: section({
     include: namePattern().optional().meta(help('only streams whose whole name matches (RE2)')),
@@ -120,10 +123,10 @@ const credentials = (v: SettingsInput) => {
   return { kind: 'none' as const };
 };
 
-const serverSettings = (v: SettingsInput & { stale_after?: number }) => ({
+const serverSettings = (v: SettingsInput & { stale_after?: number }, pollIntervalMs: number) => ({
   apiPrefix: v.api_prefix,
   credentials: credentials(v),
-  ...pollSettings(v),
+  ...pollSettings(v, v.poll_interval ?? pollIntervalMs),
   collectors: v.collectors,
   streams: { ...(v.streams.include ? { include: v.streams.include } : {}), ...(v.streams.exclude ? { exclude: v.streams.exclude } : {}) },
   families: v.families,
@@ -140,10 +143,13 @@ const server = (c: SchemaContext) =>
     ...serverSettingsShape(c),
     stale_after: duration(1000).prefault(formatDuration(STALE_AFTER_MS)).meta(help('session groups with no session listed for this long are withdrawn and freed')),
   }, SECRET_PAIRS)
-    .check(credentialsCheck, timeoutBelowInterval)
-    .transform((v) => ({ name: v.name, url: v.url, ...serverSettings(v) }));
+    .check(credentialsCheck, timeoutBelowInterval(c.pollIntervalMs))
+    .transform((v) => ({ name: v.name, url: v.url, ...serverSettings(v, c.pollIntervalMs) }));
 
-const template = (c: SchemaContext) => mapping(serverSettingsShape(c), SECRET_PAIRS).check(credentialsCheck, timeoutBelowInterval).transform(serverSettings);
+const template = (c: SchemaContext) =>
+  mapping(serverSettingsShape(c), SECRET_PAIRS)
+    .check(credentialsCheck, timeoutBelowInterval(c.pollIntervalMs))
+    .transform((v) => serverSettings(v, c.pollIntervalMs));
 
 const QUERY_NAME: Say = (shown) => `${shown} is not a query parameter name (letters, digits, _ . - [ ])`;
 const queryName = (fallback: string, what: string) => shaped((s) => /^[A-Za-z0-9_.\-[\]]+$/.test(s), QUERY_NAME).prefault(fallback).meta(help(what));
@@ -155,7 +161,8 @@ const catena = (c: SchemaContext) =>
     url: baseUrl('use api_key or api_key_file').meta(help('http(s) base URL of the service; /tv-management/api/v1/operations is appended')),
     api_key: secret().optional().meta(help('API key of the operations log (or api_key_file)')),
     api_key_file: secretFile(c.baseDir).optional().meta(help('file holding the API key')),
-    ...pollShape(60_000, 500),
+    poll_interval: duration(MIN_POLL_INTERVAL).prefault('1m').meta(help('how often the service is polled')),
+    ...pollShape(500),
     start: typed(z.string(), START)
       .transform((s, ctx) => {
         if (s === 'now') return { kind: 'now' as const };
@@ -163,6 +170,7 @@ const catena = (c: SchemaContext) =>
         return ms !== undefined && ms > 0 ? { kind: 'history' as const, ms } : fail(ctx, s, START);
       })
       .prefault('now')
+      .meta({ title: 'now or duration' })
       .meta(help('now (operations from the first poll on) or how much history to read at first start, e.g. 24h')),
     max_clock_skew: duration(0).prefault('5m').meta(help('records created further ahead of the exporter\'s clock are not counted yet')),
     state_file: filePath(c.baseDir).optional().meta(help('where the read position is kept across restarts')),
@@ -189,13 +197,13 @@ const catena = (c: SchemaContext) =>
       always((v, ctx) => {
         if (v.api_key === undefined && v.api_key_file === undefined) fail(ctx, undefined, () => 'required (or api_key_file): the operations log needs an API key', ['api_key']);
       }),
-      timeoutBelowInterval,
+      timeoutBelowInterval(60_000),
     )
     .transform((v) => ({
       name: v.name,
       url: v.url,
       apiKey: (v.api_key ?? v.api_key_file)!,
-      ...pollSettings(v),
+      ...pollSettings(v, v.poll_interval),
       start: v.start,
       maxClockSkewMs: v.max_clock_skew,
       ...(v.state_file !== undefined ? { stateFile: v.state_file } : {}),
@@ -208,7 +216,7 @@ const seedUrl = typed(z.string(), () => 'not an http(s) URL').transform((text, c
   const url = urlProblem(text, 'the template has them');
   if (typeof url === 'string') return fail(ctx, text, () => (url.startsWith('not an') ? 'not an http(s) URL' : url));
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-});
+}).meta({ title: 'URL' });
 
 const targetFile = (baseDir: string) =>
   typed(z.string(), () => 'expected a file path').transform((value, ctx) => {
@@ -217,7 +225,7 @@ const targetFile = (baseDir: string) =>
     if (/[*?[]/.test(path.slice(0, path.lastIndexOf('/')))) return fail(ctx, value, () => 'a pattern (*) is allowed only in the file name, not in the directory');
     if (!/\.(json|ya?ml)$/i.test(path)) return fail(ctx, value, () => 'must end in .json, .yml or .yaml (as Prometheus file_sd)');
     return path;
-  });
+  }).meta({ title: 'file path' });
 
 const source = <S extends z.core.$ZodLooseShape>(c: SchemaContext, list: S) =>
   mapping({
@@ -235,11 +243,11 @@ const discovery = (c: SchemaContext) =>
   section({
     refresh_interval: duration(1000).prefault('1m').meta(help('how often each discovery source is re-read')),
     cluster_peers: z
-      .array(source(c, { seeds: z.array(seedUrl).prefault([]).check(nonEmpty('required: a list of one or more seed server URLs')).meta(help('URLs of the seed servers (no credentials: the template has them)')) }))
+      .array(source(c, { seeds: z.array(seedUrl).prefault([]).check(nonEmpty('required: a list of one or more seed server URLs')).meta({ minItems: 1 }).meta(help('URLs of the seed servers (no credentials: the template has them)')) }))
       .prefault([])
       .meta(help('one server per peer that GET /cluster/peers of the seeds lists, named by its hostname, at its api_url')),
     file_sd: z
-      .array(source(c, { files: z.array(targetFile(c.baseDir)).prefault([]).check(nonEmpty('required: a list of one or more target files (JSON or YAML, as Prometheus file_sd)')).meta(help('Prometheus file_sd target files (JSON or YAML; * in the file name)')) }))
+      .array(source(c, { files: z.array(targetFile(c.baseDir)).prefault([]).check(nonEmpty('required: a list of one or more target files (JSON or YAML, as Prometheus file_sd)')).meta({ minItems: 1 }).meta(help('Prometheus file_sd target files (JSON or YAML; * in the file name)')) }))
       .prefault([])
       .meta(help('Prometheus file_sd target files: one server per target')),
   })
@@ -267,6 +275,8 @@ function nonEmpty(say: string) {
 }
 
 const TEMPLATE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** The top-level `poll_interval` (validation reads it first: it is every server's default). */
+export const POLL_INTERVAL = duration(MIN_POLL_INTERVAL).prefault('15s');
 
 /** The whole file. */
 export const configSchema = (c: SchemaContext) =>
@@ -281,9 +291,9 @@ export const configSchema = (c: SchemaContext) =>
     metrics_path: text()
       .transform((s, ctx) => (metricsPathProblem(s, c.reservedPaths) ? fail(ctx, s, (shown) => metricsPathProblem(s, c.reservedPaths, shown)!) : s))
       .prefault('/metrics')
-      .meta(help('path of the exposition')),
+      .meta(help('path of the exposition (not the path of another route: /, /-/healthy, ...)')),
     log_level: z.enum(LOG_LEVELS).default('info').meta(help('least severe level logged')),
-    poll_interval: duration(MIN_POLL_INTERVAL).prefault('15s').meta(help('poll interval of every server without its own')),
+    poll_interval: POLL_INTERVAL.meta(help('poll interval of every server without its own')),
     workers: int(1, 256).optional().meta(help('worker threads that poll (default: one per core the process may use); takes effect at the next restart')),
     servers: z.array(server(c)).prefault([]).meta(help('Flussonic Media Servers to poll')),
     catena: z.array(catena(c)).prefault([]).meta(help('Catena operations logs to poll (docs/catena.md)')),

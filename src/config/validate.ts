@@ -4,10 +4,10 @@
  * builds its config through this same function, so no unvalidated config ever reaches the poller.
  */
 import { ConfigError, type ConfigProblem } from '../lib/errors.js';
-import { duration, isMapping } from './kinds.js';
+import { isMapping } from './kinds.js';
 import { ValidationRun, type PathProblem } from './issues.js';
 import { formatPath, type PathSegment } from './path.js';
-import { configSchema, type ExporterConfig } from './schema.js';
+import { configSchema, POLL_INTERVAL, type ExporterConfig } from './schema.js';
 
 export interface ValidateOptions {
   /** Names the config in errors: the file path, or `demo config`. */
@@ -35,7 +35,8 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
   for (;;) {
     const run = new ValidationRun(expandedPaths);
     const top = isMapping(input) ? input : {};
-    const interval = duration(100).safeParse(top.poll_interval ?? '15s');
+    // When it is wrong (and reported), the servers are checked against any valid interval.
+    const interval = POLL_INTERVAL.safeParse(top.poll_interval);
     const templates = isMapping(top.templates) ? Object.keys(top.templates) : [];
     const schema = configSchema({ baseDir: options.baseDir, reservedPaths: options.reservedPaths ?? [], pollIntervalMs: interval.data ?? 15_000, templateNames: templates });
     const result = schema.safeParse(input, { error: (issue) => (run.take(issue), '') });
