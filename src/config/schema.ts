@@ -22,19 +22,20 @@ export interface SchemaContext {
   readonly templateNames: readonly string[];
 }
 
-const help = (description: string) => ({ description });
+// `x-example`, not `examples`: zod drops `examples` from the input side of a transform.
+const help = (description: string, example?: unknown) => ({ description, ...(example !== undefined ? { 'x-example': example } : {}) });
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 const MIN_POLL_INTERVAL = 100;
 const NAME_HELP = 'unique within its list; the value of the target\'s label and how logs name it';
 
-const name = () =>
+const name = (example: string) =>
   text()
     .refine((s) => s.length <= 128 && !/\p{Cc}/u.test(s), { params: { say: (() => 'must be at most 128 characters without control characters') as Say } })
-    .meta(help(NAME_HELP));
+    .meta(help(NAME_HELP, example));
 
 /** `poll_interval`, `timeout`, `page_size`, `max_pages`, `max_response_size`: how a target is polled and how much one poll reads. */
 const pollShape = (pageSize: number) => ({
-  timeout: duration(1).optional().meta(help('timeout of one request; must be below the poll interval. Default: min(10s, the poll deadline), so a short poll_interval works')),
+  timeout: duration(1).optional().meta(help('timeout of one request; must be below the poll interval. Default: min(10s, the poll deadline), so a short poll_interval works', '10s')),
   page_size: int(1, 100_000).default(pageSize).meta(help('the most items one page of a list asks for (fewer while pages would pass 1.5 MiB)')),
   max_pages: int(1, 1_000_000).default(10_000).meta(help('page cap of one list walk (guards a walk that never ends)')),
   max_response_size: size(1024, '1KiB').prefault('64MiB').meta(help('response body cap (e.g. 64MiB, 500KB = 500,000 bytes)')),
@@ -75,8 +76,8 @@ const serverSettingsShape = (c: SchemaContext) => ({
   api_prefix: shaped((s) => /^\/[A-Za-z0-9._~\-/]*$/.test(s), (shown) => `must be a path starting with / (e.g. /streamer/api/v3), got ${shown}`, (s) => s.replace(/\/+$/, ''))
     .prefault('/streamer/api/v3')
     .meta(help('path of the API under the URL')),
-  username: text().optional().meta(help('HTTP Basic auth user (with password or password_file)')),
-  password: secret().optional().meta(help('HTTP Basic auth password')),
+  username: text().optional().meta(help('HTTP Basic auth user (with password or password_file)', 'monitor')),
+  password: secret().optional().meta(help('HTTP Basic auth password', '${FLUSSONIC_PASSWORD}')),
   password_file: secretFile(c.baseDir).optional().meta(help('file holding the password (trailing newline trimmed)')),
   bearer_token: secret().optional().meta(help('Bearer token (instead of username/password)')),
   bearer_token_file: secretFile(c.baseDir).optional().meta(help('file holding the Bearer token')),
@@ -138,8 +139,8 @@ const STALE_AFTER_MS = 600_000;
 
 const server = (c: SchemaContext) =>
   mapping({
-    name: name(),
-    url: baseUrl('use username/password or bearer_token').meta(help('http(s) base URL of the server, without credentials')),
+    name: name('edge-1'),
+    url: baseUrl('use username/password or bearer_token').meta(help('http(s) base URL of the server, without credentials', 'http://flussonic-1:80')),
     ...serverSettingsShape(c),
     stale_after: duration(1000).prefault(formatDuration(STALE_AFTER_MS)).meta(help('session groups with no session listed for this long are withdrawn and freed')),
   }, SECRET_PAIRS)
@@ -157,9 +158,9 @@ const START: Say = (shown) => `expected now or a positive duration of history (e
 
 const catena = (c: SchemaContext) =>
   mapping({
-    name: name(),
-    url: baseUrl('use api_key or api_key_file').meta(help('http(s) base URL of the service; /tv-management/api/v1/operations is appended')),
-    api_key: secret().optional().meta(help('API key of the operations log (or api_key_file)')),
+    name: name('main'),
+    url: baseUrl('use api_key or api_key_file').meta(help('http(s) base URL of the service; /tv-management/api/v1/operations is appended', 'http://catena.example')),
+    api_key: secret().optional().meta(help('API key of the operations log, sent as X-Auth-Token (or api_key_file)', '${CATENA_API_KEY}')),
     api_key_file: secretFile(c.baseDir).optional().meta(help('file holding the API key')),
     poll_interval: duration(MIN_POLL_INTERVAL).prefault('1m').meta(help('how often the service is polled')),
     ...pollShape(500),
@@ -184,13 +185,13 @@ const catena = (c: SchemaContext) =>
       .record(
         z.string(),
         mapping({
-          amount: num(0).meta(help('price per period')),
-          per: duration(1000).meta(help('the period the amount is for, e.g. 30d')),
-          currency: text().meta(help('currency label, e.g. EUR')),
+          amount: num(0).meta(help('price per period', 9.99)),
+          per: duration(1000).meta(help('the period the amount is for', '30d')),
+          currency: text().meta(help('value of the currency label of flussonic_catena_billed_amount_total', 'EUR')),
         }),
       )
       .prefault({})
-      .meta(help('price of each package, by package id: { amount, per, currency }')),
+      .meta({ ...help('price of each package, by package id: { amount, per, currency }'), 'x-name': ['pkg-basic', 'the packageId'] }),
     shard: int(0, 9999).optional().meta(help('which replica polls the service when sharded (default 0; wraps around total_shards)')),
   }, [['api_key', 'api_key_file']])
     .check(
@@ -227,15 +228,15 @@ const targetFile = (baseDir: string) =>
     return path;
   }).meta({ title: 'file path' });
 
-const source = <S extends z.core.$ZodLooseShape>(c: SchemaContext, list: S) =>
+const source = <S extends z.core.$ZodLooseShape>(c: SchemaContext, example: string, list: S) =>
   mapping({
-    name: text().optional().meta(help('the source label of the discovery self-metrics (default: KIND-INDEX)')),
+    name: text().optional().meta(help('the source label of the discovery self-metrics (default: KIND-INDEX)', example)),
     ...list,
     template: text()
       .refine((t) => c.templateNames.includes(t), {
         params: { say: ((shown: string, t: unknown) => `no template ${JSON.stringify(t)} under templates:${c.templateNames.length > 0 ? ` (known: ${c.templateNames.join(', ')})` : ' (add one: a server entry without name and url)'}`) as Say },
       })
-      .meta(help('the templates: entry every discovered server takes its settings from')),
+      .meta(help('the templates: entry every discovered server takes its settings from', 'edge')),
     refresh_interval: duration(1000).optional().meta(help('how often this source is re-read (default: discovery.refresh_interval)')),
   });
 
@@ -243,11 +244,11 @@ const discovery = (c: SchemaContext) =>
   section({
     refresh_interval: duration(1000).prefault('1m').meta(help('how often each discovery source is re-read')),
     cluster_peers: z
-      .array(source(c, { seeds: z.array(seedUrl).prefault([]).check(nonEmpty('required: a list of one or more seed server URLs')).meta({ minItems: 1 }).meta(help('URLs of the seed servers (no credentials: the template has them)')) }))
+      .array(source(c, 'cluster', { seeds: z.array(seedUrl).prefault([]).check(nonEmpty('required: a list of one or more seed server URLs')).meta({ minItems: 1 }).meta(help('URLs of the seed servers (no credentials: the template has them)', ['http://flussonic-1:80'])) }))
       .prefault([])
       .meta(help('one server per peer that GET /cluster/peers of the seeds lists, named by its hostname, at its api_url')),
     file_sd: z
-      .array(source(c, { files: z.array(targetFile(c.baseDir)).prefault([]).check(nonEmpty('required: a list of one or more target files (JSON or YAML, as Prometheus file_sd)')).meta({ minItems: 1 }).meta(help('Prometheus file_sd target files (JSON or YAML; * in the file name)')) }))
+      .array(source(c, 'inventory', { files: z.array(targetFile(c.baseDir)).prefault([]).check(nonEmpty('required: a list of one or more target files (JSON or YAML, as Prometheus file_sd)')).meta({ minItems: 1 }).meta(help('Prometheus file_sd target files (JSON or YAML; * in the file name)', ['targets/*.json'])) }))
       .prefault([])
       .meta(help('Prometheus file_sd target files: one server per target')),
   })
@@ -301,7 +302,7 @@ export const configSchema = (c: SchemaContext) =>
       .record(z.string(), template(c))
       .prefault({})
       .check(always((v, ctx) => Object.keys(v).forEach((k) => (TEMPLATE_NAME.test(k) ? undefined : fail(ctx, k, () => 'a template name has 1 to 64 letters, digits, _ . -', [k])))))
-      .meta(help('settings of discovered servers by name: a server entry without name and url')),
+      .meta({ ...help('settings of discovered servers by name: a server entry without name and url'), 'x-name': ['edge', 'the template\'s name, used by discovery sources'] }),
     discovery: discovery(c).meta(help('where servers are discovered (docs/fleet.md)')),
   })
     .check(

@@ -1,7 +1,6 @@
 /**
  * The config schema (src/config/schema.ts) is the one place settings are declared:
- * config.schema.json and docs/configuration.md are generated from it, and config.example.yaml is
- * checked against both.
+ * config.schema.json, docs/configuration.md and config.example.yaml are generated from it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { configJsonSchema, configJsonSchemaText, KNOWN_KEYS } from '../../src/config/index.js';
+import { renderConfigExample } from '../../src/docs/config-example.js';
 import { renderConfigMarkdown } from '../../src/docs/config-markdown.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
@@ -23,10 +23,15 @@ describe('generated config files', () => {
     expect(read('docs/configuration.md') === renderConfigMarkdown(), 'docs/configuration.md is stale: run `npm run docs:config` and commit it').toBe(true);
   });
 
+  test('config.example.yaml is the example the schema gives (else run npm run docs:config)', () => {
+    expect(read('config.example.yaml') === renderConfigExample(), 'config.example.yaml is stale: run `npm run docs:config` and commit it').toBe(true);
+  });
+
   test('a changed schema changes the rendering (the staleness check can fail)', () => {
     const schema = configJsonSchema();
     const changed = { ...schema, properties: { ...schema.properties, log_level: { ...schema.properties!.log_level, description: 'changed' } } };
     expect(renderConfigMarkdown(changed)).not.toBe(renderConfigMarkdown());
+    expect(renderConfigExample(changed)).not.toBe(renderConfigExample());
   });
 
   test('the reference has a row for every key, with its help', () => {
