@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { always, baseUrl, bool, duration, fail, filePath, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, text, typed, unique, urlProblem, type Say } from './kinds.js';
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
 import { metricsPathProblem, parseListenAddress, pollDeadlineMs } from './values.js';
 
 /** What validation of one file knows besides the file. */
@@ -83,6 +84,14 @@ const serverSettingsShape = (c: SchemaContext) => ({
   bearer_token_file: secretFile(c.baseDir).optional().meta(help('file holding the Bearer token')),
   poll_interval: duration(MIN_POLL_INTERVAL).optional().meta(help('how often the server is polled (default: the top-level poll_interval)')),
   ...pollShape(1000),
+  tls_ca_file: filePath(c.baseDir)
+    .transform((path, ctx) => {
+      const read = readFileCapped(path, MAX_CONFIG_BYTES);
+      if (!read.ok) return fail(ctx, path, () => `cannot read ${path} (${read.reason})`);
+      return read.text.includes('-----BEGIN CERTIFICATE-----') ? read.text : fail(ctx, path, () => `${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    })
+    .optional()
+    .meta(help('PEM file of the CA certificates that sign the server\'s certificate, for an https url with a private CA (default: the CAs Node.js trusts)')),
   collectors: switches(COLLECTOR_DEFAULTS, (key) => `run the ${key} collector: ${COLLECTOR_HELP[key]}`).meta(help('which collectors run')),
   streams: section({
     include: namePattern().optional().meta(help('only streams whose whole name matches (RE2)')),
@@ -132,6 +141,7 @@ const serverSettings = (v: SettingsInput & { stale_after?: number }, pollInterva
   streams: { ...(v.streams.include ? { include: v.streams.include } : {}), ...(v.streams.exclude ? { exclude: v.streams.exclude } : {}) },
   families: v.families,
   maxSeries: v.max_series,
+  ...(v.tls_ca_file !== undefined ? { tlsCa: v.tls_ca_file } : {}),
   staleAfterMs: v.stale_after ?? STALE_AFTER_MS,
   sessionsGroupBy: v.sessions.group_by as readonly string[],
 });
