@@ -2,7 +2,7 @@
 // Writes config.schema.json, docs/configuration.md and config.example.yaml from the built config schema
 // (`npm run docs:config` builds first).
 import { writeFileSync } from 'node:fs';
-import { configJsonSchemaText } from '../dist/config/index.js';
+import { configJsonSchemaText } from '../dist/docs/config-schema.js';
 import { renderConfigExample } from '../dist/docs/config-example.js';
 import { renderConfigMarkdown } from '../dist/docs/config-markdown.js';
 

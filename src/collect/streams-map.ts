@@ -5,7 +5,7 @@
  * stats shapes are both read here; where both carry a value, the field the catalogue names first
  * wins (design/metrics.md "Streams").
  */
-import { streamFilterPasses } from '../config/regex.js';
+import { streamFilterPasses } from '../lib/name-pattern.js';
 import type { ServerConfig, StreamFamilySwitches } from '../config/types.js';
 import type { JsonObject } from '../flussonic/api.js';
 import type {

@@ -55,10 +55,3 @@ export function parseByteSize(value: unknown): number | undefined {
   const bytes = Math.round(Number(match[1]) * unit);
   return Number.isSafeInteger(bytes) ? bytes : undefined;
 }
-
-/** A byte count for messages: `4MiB`, `64KiB`, or bytes when it is no whole number of KiB. */
-export function formatByteSize(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)}MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024}KiB`;
-  return `${bytes} bytes`;
-}

@@ -8,8 +8,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { DURATION_PATTERN, formatDuration, parseByteSize, parseDuration } from './duration.js';
 import type { PathSegment } from './path.js';
-import { MAX_SECRET_BYTES, readFileCapped } from './read-capped.js';
-import { compileNamePattern } from './regex.js';
+import { MAX_SECRET_BYTES, readFileCapped } from '../lib/read-capped.js';
+import { compileNamePattern } from '../lib/name-pattern.js';
 
 export type Say = (shown: string, input: unknown) => string;
 /** The words of a schema's (or a check's) own issue. */
@@ -159,7 +159,5 @@ export const filePath = (baseDir: string) => text().transform((p) => (isAbsolute
 /** A listed value a schema cannot hold twice. */
 export const unique = <T>(say: (item: T) => string) =>
   z.superRefine<T[]>((items, ctx) => items.forEach((item, i) => (items.indexOf(item) < i ? fail(ctx, item, () => say(item), [i]) : undefined)));
-
-export const oneOfTyped = <T extends readonly [string, ...string[]]>(values: T, typeSay: Say) => leaf(z.string(), typeSay).pipe(z.enum(values));
 
 export const typed = <T extends z.ZodType>(schema: T, say: Say) => leaf(schema, say);

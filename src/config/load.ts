@@ -5,12 +5,12 @@
  * line may hold a password.
  */
 import { dirname, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../lib/errors.js';
-import { formatByteSize } from './duration.js';
 import { expandEnvironment, type Environment } from './expand.js';
 import { formatPath, type PathSegment } from './path.js';
-import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
+import { formatByteSize, MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
+import { duplicateKeys, MAX_ALIAS_COUNT } from '../lib/yaml-doc.js';
 import type { ExporterConfig } from './schema.js';
 import { checkConfig, toConfigProblem } from './validate.js';
 
@@ -27,9 +27,6 @@ export interface LoadOptions {
 
 /** A config with more problems than this is shown the first ones and the count of the rest. */
 export const MAX_PROBLEMS_SHOWN = 100;
-
-/** The yaml library's bound on alias expansion (its default is 100, set here on purpose). */
-export const MAX_ALIAS_COUNT = 100;
 
 export interface ParseOptions extends LoadOptions {
   readonly source: string;
@@ -78,30 +75,6 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     throw new ConfigError(options.source, located);
   }
   return config;
-}
-
-/** Offsets of keys that repeat an earlier key of the same mapping (scalar keys, by value), in linear time. */
-export function duplicateKeys(doc: Document): number[] {
-  const found: number[] = [];
-  // An explicit stack: a deeply nested file must not overflow the call stack here.
-  const stack: unknown[] = [doc.contents];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (isMap(node)) {
-      const seen = new Set<string>();
-      for (const pair of node.items) {
-        if (isScalar(pair.key)) {
-          const id = `${typeof pair.key.value}:${String(pair.key.value)}`;
-          if (seen.has(id)) found.push(pair.key.range?.[0] ?? 0);
-          seen.add(id);
-        }
-        stack.push(pair.value);
-      }
-    } else if (isSeq(node)) {
-      for (const item of node.items) stack.push(item);
-    }
-  }
-  return found.sort((a, b) => a - b);
 }
 
 function yamlProblem(message: string, position: { line: number; col: number }): ConfigProblem {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { always, baseUrl, bool, duration, fail, filePath, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, text, typed, unique, urlProblem, type Say } from './kinds.js';
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
 import { formatDuration, parseDuration } from './duration.js';
-import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
+import { MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
 import { metricsPathProblem, parseListenAddress, pollDeadlineMs } from './values.js';
 
 /** What validation of one file knows besides the file. */

@@ -1,3 +1,3 @@
 /** The validated config types, inferred from the schema (schema.ts). */
 export type * from './schema.js';
-export type { StreamFilterSources } from './regex.js';
+export type { StreamFilterSources } from '../lib/name-pattern.js';

@@ -4,7 +4,7 @@
  * commented out.
  */
 import { stringify } from 'yaml';
-import { configJsonSchema, type JsonSchema } from '../config/index.js';
+import { configJsonSchema, type JsonSchema } from './config-schema.js';
 
 const HEADER = `# yaml-language-server: $schema=./config.schema.json
 # flussonic-exporter configuration: every option, with an example or its default. Generated from

@@ -2,7 +2,7 @@
  * docs/configuration.md: every setting with its type, default, bounds, where it is allowed and its
  * help, read off the JSON Schema of the config (src/config/schema.ts declares it).
  */
-import { configJsonSchema, type JsonSchema } from '../config/index.js';
+import { configJsonSchema, type JsonSchema } from './config-schema.js';
 
 const INTRO = `# Configuration reference
 

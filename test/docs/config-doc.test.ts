@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { configJsonSchema, configJsonSchemaText, KNOWN_KEYS } from '../../src/config/index.js';
+import { configJsonSchema, configJsonSchemaText, KNOWN_KEYS } from '../../src/docs/config-schema.js';
 import { renderConfigExample } from '../../src/docs/config-example.js';
 import { renderConfigMarkdown } from '../../src/docs/config-markdown.js';
 import { REPO_ROOT } from '../helpers/shared.js';

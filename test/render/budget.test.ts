@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, KNOWN_KEYS } from '../../src/config/defaults.js';
+import { DEFAULTS } from '../../src/config/defaults.js';
+import { KNOWN_KEYS } from '../../src/docs/config-schema.js';
 import {
   FAMILY_TIERS,
   INPUT_ACTIVE_RESERVED,
