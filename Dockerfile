@@ -1,34 +1,48 @@
 # flussonic-exporter: docker build -t flussonic-exporter .
 # docker run -p 9228:9228 -v ./config.yaml:/etc/flussonic-exporter/config.yaml:ro flussonic-exporter
-# docker run -p 9228:9228 flussonic-exporter --demo --web.listen-address :9228   (the demo alone listens on 127.0.0.1)
+# The image leaves out the simulator (an optional dependency): --demo and simulate say so and exit 1.
+# With it, as deploy/docker-compose.yml builds it:
+# docker build --build-arg SIMULATOR=included -t flussonic-exporter:demo .
+# docker run -p 9228:9228 flussonic-exporter:demo --demo --web.listen-address :9228   (the demo alone listens on 127.0.0.1)
+ARG SIMULATOR=omitted
 
-# Production dependencies only, without install scripts.
+# Production dependencies only, without install scripts and without the simulator.
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
 
-# Compile TypeScript with the dev dependencies; nothing of this stage but dist/ is kept.
+# Compile TypeScript with the dev dependencies; nothing of this stage but dist/ (and, for the demo
+# image, the simulator package) is kept. The exporter compiles against the simulator's declarations.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts
+RUN npm ci --omit=optional --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/simulator ./packages/simulator
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+RUN npx tsc -p packages/simulator && npx tsc -p tsconfig.build.json
+
+# The simulator as installed under node_modules, or nothing: chosen by --build-arg SIMULATOR.
+FROM node:22-bookworm-slim AS simulator-omitted
+RUN mkdir /simulator
+FROM build AS simulator-included
+RUN mkdir -p /simulator/node_modules/@flussonic-exporter/simulator \
+  && cp -r packages/simulator/package.json packages/simulator/dist /simulator/node_modules/@flussonic-exporter/simulator/
+FROM simulator-${SIMULATOR} AS simulator
 
 FROM node:22-bookworm-slim
 # glibc's malloc: two arenas at most, and every block of 128 KiB or more from mmap, given back to the
-# system when freed (a fixed threshold also stops glibc raising it after each large free). A
-# 10,000-stream server peaked at 148-155 MB instead of 156-158 on Node 22, 40 fleet servers took
-# 16 MB less, for no more CPU in all: more system time, as much less user time (docs/cardinality.md,
-# sixteenth pass). The systemd unit sets the same.
+# system when freed (a fixed threshold also stops glibc raising it after each large free): 5-10 MB
+# less RSS for a 10,000-stream server, about 16 MB less for 40 servers, at the same total CPU
+# (docs/operating.md, "Sizing the exporter"). The systemd unit sets the same.
 ENV NODE_ENV=production \
     FLUSSONIC_EXPORTER_CONFIG=/etc/flussonic-exporter/config.yaml \
     MALLOC_ARENA_MAX=2 \
     MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=simulator /simulator/ ./
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY config.example.yaml /etc/flussonic-exporter/config.example.yaml

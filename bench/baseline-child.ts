@@ -2,7 +2,7 @@
  * The baseline of the benchmark, in a process of its own: the same pages the collector reads
  * (same path, `limit`, `select`, following `next`), fetched and JSON.parse'd, nothing else. What
  * the exporter spends above this is its own work. Two ways to fetch (BaselineRequest.client):
- * Node's global fetch() with JSON.parse of the body text, the baseline the brief and issue 9 name
+ * Node's global fetch() with JSON.parse of the body text, the baseline of the whole-poll target
  * (what a plain client of the API spends), or plain undici on a keep-alive pool (the exporter's
  * own HTTP client: a stricter reading, printed beside it).
  */

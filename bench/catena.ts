@@ -12,7 +12,7 @@ import { OperationsCollector } from '../src/collect/operations.js';
 import type { CatenaConfig } from '../src/config/types.js';
 import type { ApiStats } from '../src/flussonic/api.js';
 import { SeriesWriter } from '../src/render/series.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '@flussonic-exporter/simulator';
 
 const DAY = 86_400_000;
 const KEY = 'bench-key-0123456789';

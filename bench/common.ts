@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
-import type { RequestRecord } from '../src/simulator/index.js';
+import type { RequestRecord } from '@flussonic-exporter/simulator';
 import { USER_AGENT_PRODUCT } from '../src/version.js';
 
 export type CollectorUnderTest = 'streams' | 'sessions' | 'server' | 'dvrs';

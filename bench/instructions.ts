@@ -4,8 +4,8 @@
  * instruction executed in the process (all threads, the JIT's code included), whatever else the
  * machine is doing.
  *
- * Both baselines of the CPU phase (bench/threads.ts) are counted: fetch() + JSON.parse, which the
- * brief and issue 9 name, and undici + JSON.parse. These counts are a reading beside the targets,
+ * Both baselines of the CPU phase (bench/threads.ts) are counted: fetch() + JSON.parse, the baseline
+ * of the whole-poll target, and undici + JSON.parse. These counts are a reading beside the targets,
  * not one of them: the target is CPU. A count misses what a program loses to stalls, and the two
  * baselines differ there: over the same walks (flat, 10k streams / 100k sessions) fetch() ran 30%
  * more instructions than undici but took 50% more user CPU time (user 210 against 140 ms a poll,
@@ -35,7 +35,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunningSimulator } from '../src/simulator/index.js';
+import type { RunningSimulator } from '@flussonic-exporter/simulator';
 import { exporterNodeFlags, median, type LoopCounts } from './common.js';
 import { Child } from './child.js';
 import type { HeldText } from './gzip-floor-child.js';

@@ -2,9 +2,10 @@
  * What the exporter keeps in memory between polls, measured as heap + ArrayBuffer deltas after a
  * full GC (run with --expose-gc: `npm run bench:memory`):
  *  - per open session: one sessions collector after polling N sessions, minus before;
- *  - per server: a whole exporter polling K servers of 1,000 streams and 5,000 sessions (the same
- *    simulated world under K names), minus the same exporter with one, its collectors on this
- *    thread so that what they keep is in this heap.
+ *  - per server: the exporter's worker pool and exposition cache polling K servers of 1,000 streams
+ *    and 5,000 sessions (the same simulated world under K names), minus the same with one, its
+ *    runtime on this thread (src/threads/in-process.ts) so that what the collectors keep is in
+ *    this heap.
  * The simulator runs in this process with a manual clock, so its world is the same before and after
  * and only the exporter's state is in the delta. Never part of `npm test`.
  */
@@ -12,11 +13,14 @@ import pino from 'pino';
 import { COLLECTORS } from '../src/collect/index.js';
 import { createSessionsCollector } from '../src/collect/sessions.js';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
-import { createExporter } from '../src/exporter.js';
 import { FlussonicClient } from '../src/flussonic/client.js';
+import { ExpositionCache } from '../src/serve/exposition.js';
 import { SelfMetrics } from '../src/serve/self.js';
 import { SeriesWriter } from '../src/render/series.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { inProcessChannels } from '../src/threads/in-process.js';
+import { WorkerPool } from '../src/threads/pool.js';
+import { targetDescriptions } from '../src/threads/target-descriptions.js';
+import { startSimulator } from '@flussonic-exporter/simulator';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:memory)');
@@ -61,14 +65,23 @@ async function perServer(count: number): Promise<void> {
   const names = Array.from({ length: count }, (_, i) => `edge-${i + 1}`);
   const measure = async (list: readonly string[]) => {
     const config = validateConfig({ servers: [{ name: 'placeholder', url: sim.url }] }, { source: 'memory bench', baseDir: '/' });
-    // The collectors passed in run on this thread (in-process runtime): a worker thread's heap
-    // would not show in this thread's figures, and what a target keeps is the same either way.
-    const exporter = createExporter({ config: { ...config, servers: servers(sim.url, list) }, logger: log, version: 'bench', defaultMetrics: false, collectors: COLLECTORS });
-    await exporter.pollOnce();
+    // The runtime runs on this thread: a worker thread's heap would not show in this thread's
+    // figures, and what a target keeps is the same either way.
+    const cache = new ExpositionCache();
+    const pool = new WorkerPool({
+      size: 1,
+      channels: inProcessChannels({ log, userAgent: 'flussonic-exporter/bench', collectorTable: COLLECTORS }),
+      cache,
+      self: new SelfMetrics({ version: 'bench', defaultMetrics: false }),
+      log,
+      writeLog: () => undefined,
+    });
+    pool.apply(targetDescriptions({ ...config, servers: servers(sim.url, list) }));
+    await pool.pollOnce();
     sim.advance(15_000);
-    await exporter.pollOnce();
+    await pool.pollOnce();
     const m = retainedMb();
-    return { exporter, m };
+    return { pool, m };
   };
   const base = await measure(names.slice(0, 1));
   const full = await measure(names);
@@ -76,11 +89,11 @@ async function perServer(count: number): Promise<void> {
   const buffers = (full.m.buffers - base.m.buffers) / (count - 1);
   const rss = (full.m.rss - base.m.rss) / (count - 1);
   console.log(
-    `whole exporter, ${count} vs 1 servers of 1,000 streams / 5,000 sessions (default settings): per additional server ` +
+    `worker pool and exposition cache, ${count} vs 1 servers of 1,000 streams / 5,000 sessions (default settings): per additional server ` +
       `heap +${heap.toFixed(2)} MB, exposition buffers +${buffers.toFixed(2)} MB, together ${(heap + buffers).toFixed(2)} MB (RSS +${rss.toFixed(1)} MB)`,
   );
-  await base.exporter.stop();
-  await full.exporter.stop();
+  await base.pool.stop(5000);
+  await full.pool.stop(5000);
   await sim.close();
 }
 

@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { DVRS_WALK } from '../src/collect/dvrs.js';
 import { sessionsSelect } from '../src/collect/sessions-select.js';
 import { streamsSelect } from '../src/collect/streams.js';
-import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import {
   benchServerConfig,
   childEnv,
@@ -312,7 +312,7 @@ async function measureServe(sim: RunningSimulator, scenario: Scenario): Promise<
     // near 300; before the scrapes, that was counted as the exporter's peak RSS.
     const exposition = await exporter.request<ExpositionFigures>({ type: 'exposition' });
     await exporter.stop();
-    // Polls on their own schedule, 6 s apart as in issue 9, while the 20 scrapers keep going.
+    // Polls on their own schedule, 6 s apart, while the 20 scrapers keep going.
     const deadlines = scenario.sessions >= 100_000 || QUICK
       ? await measureDeadlines(sim, { startExporter: () => Child.start('exporter-child.js', profileArgs(`${scenario.id}-deadlines`)), startStaticServer: () => Child.start('static-server-child.js'), scraper }, { intervalMs: 6000, seconds: QUICK ? 12 : 60, pacedSeconds: QUICK ? 6 : 60, scrapers: SCRAPERS })
       : undefined;
@@ -431,7 +431,7 @@ function checks(
       out.push({ target: 'scrape p99 < 50 ms while polling', scenario: scenario.id, value: serve.scrapeWhilePolling.p99Ms, limit: 50, met: serve.scrapeWhilePolling.p99Ms < 50 });
     }
     out.push({ target: 'exporter peak RSS < 300 MB', scenario: scenario.id, value: serve.peakRssMb, limit: 300, met: serve.peakRssMb < 300 });
-    // Against fetch() + JSON.parse, the baseline the brief and issue 9 name; stricter readings
+    // Against fetch() + JSON.parse, the whole-poll target's baseline; stricter readings
     // (undici, instruction counts) follow the table, see readings().
     const w = serve.wholePoll;
     out.push({ target: 'whole-poll CPU ratio <= 1.6 (baseline fetch() + JSON.parse)', scenario: scenario.id, value: w.fetch.cpuRatio, limit: 1.6, met: w.fetch.cpuRatio <= 1.6 });

@@ -1,10 +1,10 @@
 /**
  * How fast the simulator serves pages at scale (10,000 streams, 100,000 sessions).
  * Not part of npm test. Run:
- *   npx tsc -p tsconfig.json --outDir .tmp/bench && node .tmp/bench/bench/simulator-page.js
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/simulator-page.js
  */
 import { performance } from 'node:perf_hooks';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '@flussonic-exporter/simulator';
 
 const SESSION_SELECT = 'id,name,proto,bytes,opened_at,closed_at,country,dvr,secure';
 

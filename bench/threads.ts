@@ -2,8 +2,8 @@
  * Benchmark phases of the threaded exporter (bench/run.ts runs them):
  *  - whole poll: the exporter process's CPU (every thread: collect, render, deflate, hand-over)
  *    per poll of one server, against two baselines fetching the same pages (the streams, sessions
- *    and server walks of the default collectors): fetch() + JSON.parse (the target's baseline, as
- *    the brief and issue 9 name it) and undici + JSON.parse (a stricter reading);
+ *    and server walks of the default collectors): fetch() + JSON.parse (the target's baseline)
+ *    and undici + JSON.parse (a stricter reading);
  *  - deadlines: the poll loops on their own schedule with a short interval (6 s) while 20 scrapers
  *    hit /metrics: polls that failed their deadline, and the scrapes' latency beside a static
  *    server's (the floor of this machine);
@@ -12,7 +12,7 @@
  *    server.
  */
 import { availableParallelism } from 'node:os';
-import { startSimulator, type RunningSimulator } from '../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { isExporterRequest, median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
 import { mb } from './format.js';
 
@@ -39,12 +39,12 @@ export interface WholePollFigures {
   readonly cpuMs: number;
   /**
    * Against Node's global fetch() + JSON.parse: what a plain client of the API spends, and the
-   * baseline the brief and issue 9 name. The whole-poll target (<= 1.6 x) is read against it.
+   * baseline of the target. The whole-poll target (<= 1.6 x) is read against it.
    */
   readonly fetch: AgainstBaseline;
   /**
    * Against undici's Pool.request + JSON.parse: the exporter's own HTTP client, a stricter
-   * reading printed beside the target (issue 9's "2.75 x today" was measured against it).
+   * reading printed beside the target.
    */
   readonly undici: AgainstBaseline;
   readonly wallMs: number;

@@ -4,17 +4,13 @@
  */
 import { parseArgs } from 'node:util';
 import { LOG_LEVELS, metricsPathProblem, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
-import { HEALTHY_PATH, READY_PATH } from './serve/app.js';
-import { PROBE_PATH, SD_PATH } from './serve/fleet-routes.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
-import { ConfigError, ExporterError } from './lib/errors.js';
+import { FIXED_ROUTE_PATHS } from './serve/routes.js';
+import { isConfigError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
-
-/** The paths of the HTTP server's other routes: the metrics path (config or flag) must be none of them. */
-export const RESERVED_PATHS: readonly string[] = ['/', HEALTHY_PATH, READY_PATH, PROBE_PATH, SD_PATH];
 
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
@@ -53,7 +49,7 @@ Signals: SIGHUP reloads the config and the web config (a bad one is logged and t
 SIGTERM/SIGINT stop cleanly. Exit codes: 0 clean stop, 2 bad config or arguments, 1 runtime failure.`;
 
 /** Bad arguments: printed with a hint to --help, exit code 2. */
-export class UsageError extends ExporterError {
+export class UsageError extends Error {
   override name = 'UsageError';
 }
 
@@ -177,7 +173,7 @@ function parseOverrides(values: Values): Overrides {
   }
   const path = values['web.telemetry-path'] as string | undefined;
   if (path !== undefined) {
-    const problem = metricsPathProblem(path, RESERVED_PATHS);
+    const problem = metricsPathProblem(path, FIXED_ROUTE_PATHS);
     if (problem) throw new UsageError(`--web.telemetry-path: ${problem}`);
     out.metricsPath = path;
   }
@@ -224,7 +220,7 @@ export function listenAddresses(config: ExporterConfig, overrides: Overrides): r
 }
 
 /** A failure of the running exporter (the port is taken): exit code 1. */
-export class RuntimeFailure extends ExporterError {
+export class RuntimeFailure extends Error {
   override name = 'RuntimeFailure';
 }
 
@@ -239,7 +235,7 @@ export function failureReport(error: unknown): { readonly exitCode: number; read
     const lines = error.problems.map((p) => `  ${p}`);
     return { exitCode: 2, text: `flussonic-exporter: invalid web config ${error.file}: ${error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`}\n${lines.join('\n')}\n` };
   }
-  if (error instanceof ConfigError) {
+  if (isConfigError(error)) {
     const count = error.problems.length === 1 ? '1 problem' : `${error.problems.length} problems`;
     const lines = error.problems.map((p) => `  ${p.path ? `${p.path}: ` : ''}${p.message}${p.line !== undefined && p.path ? ` (line ${p.line})` : ''}`);
     return { exitCode: 2, text: `flussonic-exporter: invalid config ${error.source}: ${count}\n${lines.join('\n')}\n` };

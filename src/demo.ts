@@ -1,12 +1,45 @@
 /**
- * Demo mode (`--demo`, what `npm start` runs): the embedded simulator on a loopback port and a
- * config that polls it as server `demo` and catena `demo`. Only main.ts imports this module, and
- * only for --demo, so simulated data is never exported unasked.
+ * Demo mode (`--demo`, what `npm start` runs): the simulator on a loopback port and a config that
+ * polls it as server `demo` and catena `demo`; and the `simulate` subcommand. Only main.ts imports
+ * this module, and only for those two, so simulated data is never exported unasked.
+ *
+ * The simulator is its own package (packages/simulator), an optional dependency loaded here by
+ * name: an install without it (npm ci --omit=optional, the Docker image) runs everything else.
  */
 import { randomBytes } from 'node:crypto';
-import type { DemoShape } from './cli.js';
+import { RuntimeFailure, type DemoShape } from './cli.js';
 import { STREAM_FAMILY_GROUPS, validateConfig, type ExporterConfig } from './config/index.js';
-import { startSimulator } from './simulator/index.js';
+
+export const SIMULATOR_PACKAGE = '@flussonic-exporter/simulator';
+
+/** Why `feature` cannot run when the simulator package does not load, and how to get it. */
+function missingSimulator(feature: string, error: unknown): unknown {
+  if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ERR_MODULE_NOT_FOUND') return error;
+  return new RuntimeFailure(
+    `${feature} needs the simulator, the optional package ${SIMULATOR_PACKAGE}, which is not installed or not built here ` +
+      '(an install with --omit=optional and the Docker image leave it out): in a clone of the repository, `npm ci && npm run build` installs and builds it',
+    { cause: error },
+  );
+}
+
+async function loadSimulator(feature: string): Promise<typeof import('@flussonic-exporter/simulator')> {
+  try {
+    return await import('@flussonic-exporter/simulator');
+  } catch (error) {
+    throw missingSimulator(feature, error);
+  }
+}
+
+/** `flussonic-exporter simulate ...`: the simulator's own command line; its exit code. */
+export async function simulate(argv: readonly string[]): Promise<number> {
+  let cli: typeof import('@flussonic-exporter/simulator/cli');
+  try {
+    cli = await import('@flussonic-exporter/simulator/cli');
+  } catch (error) {
+    throw missingSimulator('`simulate`', error);
+  }
+  return cli.runSimulate([...argv]);
+}
 
 export interface Demo {
   /** Validated like any config file. */
@@ -26,6 +59,7 @@ const PORTAL = 'demo';
  */
 export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
   // A fresh key per run: the simulator listens on loopback only, but nothing guessable anyway.
+  const { startSimulator } = await loadSimulator('--demo');
   const apiKey = randomBytes(16).toString('hex');
   const simulator = await startSimulator({
     ...WORLD,

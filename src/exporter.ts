@@ -8,13 +8,11 @@
  * worker threads (`workers` in the config; src/threads/). The set of targets is decided here:
  * the fleet layer (src/fleet/) merges the static config with discovery and keeps this replica's
  * shard, and the owned targets are handed to the pool's apply(), the one seam where they enter.
- * Collectors passed in as functions (tests) cannot cross threads: then the worker runtime runs on
- * this thread over a MessageChannel, with the same protocol (loaded only then: the serving thread
- * of a running exporter never loads the poll runtime or the HTTP client).
+ * The serving thread never loads the poll runtime or the HTTP client: the workers run the built-in
+ * collectors (src/threads/worker.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import type { CollectorEntry } from './collect/types.js';
 import type { ExporterConfig } from './config/types.js';
 import { Fleet } from './fleet/fleet.js';
 import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
@@ -23,26 +21,13 @@ import { ExpositionCache } from './serve/exposition.js';
 import { SelfMetrics } from './serve/self.js';
 import { targetDescriptions } from './threads/target-descriptions.js';
 import { USER_AGENT_PRODUCT } from './version.js';
-import type { CatenaCollectorFactory } from './poll/targets.js';
-import { defaultWorkerEntry, deferredChannels, threadChannels, type ChannelFactory } from './threads/channels.js';
+import { defaultWorkerEntry, threadChannels } from './threads/channels.js';
 import { WorkerPool } from './threads/pool.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
   readonly logger: Logger;
   readonly version: string;
-  /** The collector table; default: the built-in one (src/collect/index.ts). Tests pass their own (polled on this thread). */
-  readonly collectors?: readonly CollectorEntry[];
-  /** The Catena operations collector; default: the built-in one. Passing one polls on this thread. */
-  readonly catenaCollector?: CatenaCollectorFactory;
-  /** Pause before the one retry of a failed upstream GET (default 250 ms). */
-  readonly retryBackoffMs?: number;
-  /** Source of the poll loops' jitter (default Math.random); worker threads get one value of it. */
-  readonly random?: () => number;
-  /** Register prom-client's default process/nodejs metrics (default true). */
-  readonly defaultMetrics?: boolean;
-  /** The worker thread entry (default: the compiled src/threads/worker.ts); tests pass wrappers. */
-  readonly workerEntry?: URL;
   /** This replica's shard (default: the only one, owning every target). */
   readonly shard?: ShardSpec;
   /** Web config, basic auth and the scrape cap of the HTTP face (src/serve/guards.ts). */
@@ -74,33 +59,16 @@ const STOP_GRACE_MS = 4000;
 export function createExporter(deps: ExporterDeps): Exporter {
   const { logger, version } = deps;
   let config = deps.config;
-  const self = new SelfMetrics({ version, defaultMetrics: deps.defaultMetrics, demo: deps.demo ?? false });
+  const self = new SelfMetrics({ version, demo: deps.demo ?? false });
   self.configReloaded(true, Date.now() / 1000);
   // Replaced expositions go back to a worker once unused (the pool is made below).
   let freeBuffers: (buffers: ArrayBuffer[]) => void = () => undefined;
   const cache = new ExpositionCache({ free: (buffers) => freeBuffers(buffers) });
   const userAgent = `${USER_AGENT_PRODUCT}/${version}`;
-  const inProcess = deps.collectors !== undefined || deps.catenaCollector !== undefined;
-  const channels: ChannelFactory = inProcess
-    ? deferredChannels(async () =>
-        (await import('./threads/in-process.js')).inProcessChannels({
-          log: logger,
-          ...(deps.collectors ? { collectorTable: deps.collectors } : {}),
-          ...(deps.catenaCollector ? { catenaCollector: deps.catenaCollector } : {}),
-          userAgent,
-          retryBackoffMs: deps.retryBackoffMs,
-          random: deps.random,
-        }),
-      )
-    : threadChannels(deps.workerEntry ?? defaultWorkerEntry(), {
-        logLevel: config.logLevel,
-        userAgent,
-        ...(deps.retryBackoffMs !== undefined ? { retryBackoffMs: deps.retryBackoffMs } : {}),
-        ...(deps.random ? { random: deps.random() } : {}),
-      });
+  const channels = threadChannels(defaultWorkerEntry(), { logLevel: config.logLevel, userAgent });
   const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
   const pool = new WorkerPool({
-    size: inProcess ? 1 : config.workers,
+    size: config.workers,
     channels,
     cache,
     self,
@@ -139,7 +107,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
       if (next.listenAddress.host !== config.listenAddress.host || next.listenAddress.port !== config.listenAddress.port) {
         logger.warn('a new listen_address takes effect after a restart');
       }
-      if (next.workers !== config.workers && !inProcess) logger.warn({ workers: next.workers }, 'a new workers setting takes effect after a restart');
+      if (next.workers !== config.workers) logger.warn({ workers: next.workers }, 'a new workers setting takes effect after a restart');
       logger.level = next.logLevel;
       pool.setLogLevel(next.logLevel);
       config = next;

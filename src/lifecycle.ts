@@ -3,7 +3,7 @@
  * one keeps running), SIGTERM/SIGINT stop everything and end within a deadline.
  */
 import type { Logger } from 'pino';
-import { ConfigError } from './lib/errors.js';
+import { isConfigError } from './lib/errors.js';
 import type { Exporter } from './exporter.js';
 import type { ExporterConfig } from './config/index.js';
 
@@ -25,7 +25,7 @@ export function reloadOnSighup(exporter: Exporter, load: (() => ExporterConfig) 
     } catch (error) {
       exporter.configReloaded(false);
       // ConfigError problems carry paths and messages, never secret values.
-      const problems = error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
+      const problems = isConfigError(error) ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
       log.error({ problems }, 'the new configuration is invalid; the previous one keeps running');
     }
   });

@@ -4,10 +4,11 @@
  * signals. Exit codes: 0 clean stop, 2 bad arguments or config, 1 runtime failure.
  */
 import type { Logger } from 'pino';
-import { applyOverrides, failureReport, listenAddresses, listenFailure, parseCli, RESERVED_PATHS, USAGE, type CliCommand } from './cli.js';
+import { applyOverrides, failureReport, listenAddresses, listenFailure, parseCli, USAGE, type CliCommand } from './cli.js';
 import { loadConfig, type ExporterConfig } from './config/index.js';
 import { createExporter } from './exporter.js';
 import { startListeners, type Listeners } from './serve/listen.js';
+import { FIXED_ROUTE_PATHS } from './serve/routes.js';
 import { loadWebConfig } from './serve/web-config.js';
 import { WebConfigSource } from './serve/web-config-source.js';
 import { reloadOnSighup, untilStopped } from './lifecycle.js';
@@ -23,9 +24,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return print(readVersion());
     case 'simulate':
       // Loaded only for this subcommand, like the demo: the exporter itself never imports the simulator.
-      return (await import('./simulator/cli.js')).runSimulate([...command.argv]);
+      return (await import('./demo.js')).simulate(command.argv);
     case 'check': {
-      const { servers, catena, discovery = [] } = loadConfig(command.configPath, process.env, { reservedPaths: RESERVED_PATHS });
+      const { servers, catena, discovery = [] } = loadConfig(command.configPath, process.env, { reservedPaths: FIXED_ROUTE_PATHS });
       if (command.webConfigFile !== undefined) loadWebConfig(command.webConfigFile);
       const sources = discovery.length > 0 ? `, ${discovery.length} discovery sources` : '';
       const web = command.webConfigFile !== undefined ? `; ${command.webConfigFile}: valid` : '';
@@ -40,7 +41,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
   const { source, overrides, web } = command;
   // The simulator is loaded only here: without --demo no simulated data can ever be exported.
   const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape) : undefined;
-  const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path, process.env, { reservedPaths: RESERVED_PATHS }) : demo!.config, overrides);
+  const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path, process.env, { reservedPaths: FIXED_ROUTE_PATHS }) : demo!.config, overrides);
   let config: ExporterConfig;
   let logger: Logger;
   let webConfig: WebConfigSource;

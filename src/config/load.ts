@@ -6,7 +6,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import { ConfigError, type ConfigProblem } from '../lib/errors.js';
+import { configError, type ConfigProblem } from '../lib/errors.js';
 import { expandEnvironment, type Environment } from './expand.js';
 import { formatPath, type PathSegment } from './path.js';
 import { formatByteSize, MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
@@ -16,7 +16,7 @@ import { checkConfig, toConfigProblem } from './validate.js';
 
 export function loadConfig(path: string, env: Environment = process.env, options: LoadOptions = {}): ExporterConfig {
   const read = readFileCapped(path, MAX_CONFIG_BYTES);
-  if (!read.ok) throw new ConfigError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
+  if (!read.ok) throw configError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
   return parseConfigText(read.text, { ...options, source: path, baseDir: dirname(resolve(path)), env });
 }
 
@@ -38,7 +38,7 @@ export interface ParseOptions extends LoadOptions {
 export function parseConfigText(text: string, options: ParseOptions): ExporterConfig {
   // The same cap for text that did not come from a file (the limit is on the work, not the file).
   if (text.length > MAX_CONFIG_BYTES) {
-    throw new ConfigError(options.source, [{ path: '', message: `the config is larger than the ${formatByteSize(MAX_CONFIG_BYTES)} cap` }]);
+    throw configError(options.source, [{ path: '', message: `the config is larger than the ${formatByteSize(MAX_CONFIG_BYTES)} cap` }]);
   }
   const lineCounter = new LineCounter();
   // merge: `<<: *anchor` lets servers share settings defined once (under an `x-` key).
@@ -46,11 +46,11 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
   // with every earlier one (10,000 keys in one mapping took 5 s).
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, merge: true });
   if (doc.errors.length > 0) {
-    throw new ConfigError(options.source, doc.errors.map((error) => yamlProblem(error.message, lineCounter.linePos(error.pos[0]))));
+    throw configError(options.source, doc.errors.map((error) => yamlProblem(error.message, lineCounter.linePos(error.pos[0]))));
   }
   const duplicates = duplicateKeys(doc);
   if (duplicates.length > 0) {
-    throw new ConfigError(options.source, duplicates.map((pos) => yamlProblem('Map keys must be unique', lineCounter.linePos(pos))));
+    throw configError(options.source, duplicates.map((pos) => yamlProblem('Map keys must be unique', lineCounter.linePos(pos))));
   }
   let raw: unknown;
   try {
@@ -58,7 +58,7 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     const message = error instanceof Error ? firstLine(error.message) : String(error);
-    throw new ConfigError(options.source, [{ path: '', message: `YAML: ${message}` }]);
+    throw configError(options.source, [{ path: '', message: `YAML: ${message}` }]);
   }
   const expanded = expandEnvironment(raw, options.env, formatPath);
   const { config, problems, more } = checkConfig(expanded.value, { ...options, expandedPaths: expanded.expandedPaths });
@@ -72,7 +72,7 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     const notShown = Math.max(0, all.length - MAX_PROBLEMS_SHOWN) + more;
     if (notShown > 0) located.push({ path: '', message: `and ${notShown} more problems not shown` });
-    throw new ConfigError(options.source, located);
+    throw configError(options.source, located);
   }
   return config;
 }

@@ -3,7 +3,7 @@
  * problem is collected with its path; only a config without problems comes out. The demo mode
  * builds its config through this same function, so no unvalidated config ever reaches the poller.
  */
-import { ConfigError, type ConfigProblem } from '../lib/errors.js';
+import { configError, type ConfigProblem } from '../lib/errors.js';
 import { isMapping } from './kinds.js';
 import { ValidationRun, type PathProblem } from './issues.js';
 import { formatPath, type PathSegment } from './path.js';
@@ -90,7 +90,7 @@ function nothingToPoll(run: ValidationRun, top: Record<string, unknown>): boolea
 /** Validates a loose config value; throws a ConfigError listing every problem. */
 export function validateConfig(raw: unknown, options: ValidateOptions): ExporterConfig {
   const { config, problems } = checkConfig(raw, options);
-  if (!config) throw new ConfigError(options.source, problems.map((problem) => toConfigProblem(problem)));
+  if (!config) throw configError(options.source, problems.map((problem) => toConfigProblem(problem)));
   return config;
 }
 

@@ -18,9 +18,12 @@ export function parseListenAddress(text: string): ListenAddress | string {
   return { host: host === '' ? ANY_HOST : host, port };
 }
 
-/** Why a metrics path is not one (also for --web.telemetry-path), or undefined. `reserved`: the paths of the other routes. */
+/**
+ * Why a metrics path is not one (also for --web.telemetry-path), or undefined; `reserved`: the
+ * paths of other routes (a trailing slash is ignored when routing, so `/-/ready/` is taken too).
+ */
 export function metricsPathProblem(path: string, reserved: readonly string[], shown: string = JSON.stringify(path)): string | undefined {
-  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(path) || reserved.includes(path)) return `must be a path like /metrics, other than ${reserved.join(' ')}; got ${shown}`;
+  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(path) || reserved.includes(path) || reserved.includes(path.replace(/(.)\/$/, '$1'))) return `must be a path like /metrics${reserved.length > 0 ? `, other than ${reserved.join(' ')}` : ''}; got ${shown}`;
   return undefined;
 }
 

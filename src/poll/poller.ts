@@ -27,7 +27,7 @@
  */
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from '../collect/types.js';
-import { UpstreamError, UpstreamTimeoutError } from '../lib/errors.js';
+import { upstreamError, type UpstreamError } from '../lib/errors.js';
 import { mergePrepared, type PreparedTarget, type SampleSource } from '../render/prepare.js';
 import { InvalidValuesError, type InvalidValue } from '../families/ranges.js';
 import { describeFailure, overBudgetMessage } from './report.js';
@@ -126,8 +126,6 @@ export interface PollerDeps {
    */
   readonly prepare: (samples: SampleSource) => PreparedTarget;
   readonly log: Logger;
-  /** Source of the jitter (tests make it deterministic). Default Math.random. */
-  readonly random?: () => number;
 }
 
 const SHAPE_PROBLEMS_LOGGED = 3;
@@ -232,7 +230,7 @@ class TargetRunner {
 
   start(): void {
     if (this.stopped || this.timer) return;
-    this.schedule(firstPollDelayMs(this.target.intervalMs, this.deps.random ?? Math.random));
+    this.schedule(firstPollDelayMs(this.target.intervalMs, Math.random));
   }
 
   pollNow(): Promise<void> {
@@ -308,7 +306,7 @@ class TargetRunner {
 
   private deadlineError(collector: string, signal: AbortSignal): UpstreamError {
     const why = signal.reason instanceof Error ? signal.reason.message : 'aborted';
-    return new UpstreamTimeoutError('timeout', this.target.name, collector, `collector did not finish: ${why}`);
+    return upstreamError('collector_deadline', { target: this.target.name, endpoint: collector }, { why });
   }
 
   private report(results: readonly CollectorResult[], durationMs: number): void {

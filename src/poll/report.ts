@@ -3,7 +3,7 @@
  * failed (the reason label and message), and the one warning of a poll over its series budget,
  * naming the setting to change.
  */
-import { UpstreamError } from '../lib/errors.js';
+import { isUpstreamError } from '../lib/errors.js';
 import { tierOf } from '../families/budget.js';
 import { InvalidValuesError } from '../families/ranges.js';
 import type { Target } from './poller.js';
@@ -25,6 +25,6 @@ export function overBudgetMessage(target: Target, shed: Record<string, Record<st
 }
 
 export function describeFailure(error: unknown): { reason: string; message: string } {
-  if (error instanceof UpstreamError || error instanceof InvalidValuesError) return { reason: error.reason, message: error.message };
+  if (isUpstreamError(error) || error instanceof InvalidValuesError) return { reason: error.reason, message: error.message };
   return { reason: 'internal', message: error instanceof Error ? error.message : String(error) };
 }

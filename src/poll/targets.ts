@@ -30,8 +30,6 @@ export interface TargetDeps {
   readonly stats: (target: string) => ApiStats;
   readonly log: Logger;
   readonly userAgent: string;
-  /** Pause before the one retry of a failed GET (tests shorten it). */
-  readonly retryBackoffMs?: number;
 }
 
 /** The poller's spec of an assigned target (in the worker that owns it). */
@@ -51,7 +49,6 @@ export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
     config,
     stats: deps.stats(config.name),
     log,
-    retryBackoffMs: deps.retryBackoffMs,
     userAgent: deps.userAgent,
   });
   const collectors = deps.collectorTable

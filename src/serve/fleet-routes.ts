@@ -1,5 +1,5 @@
 /**
- * Per-target scraping for fleets:
+ * Per-target scraping for fleets (served where the route table puts them):
  *  - `GET /probe?target=NAME`: one owned server's cached exposition and its `flussonic_up`, read
  *    from memory: a probe never polls. The target is looked up by name among the targets this
  *    replica owns; a URL, host:port or any unknown name is refused, so /probe can never be made to
@@ -9,7 +9,7 @@
  *    /metrics instead, for a job that scrapes every replica whole.
  * The address in /sd is the Host the request came to: Prometheus reaches the exporter there.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetView } from '../fleet/fleet.js';
 import { shardOf } from '../fleet/shard.js';
 import { familyByName } from '../families/catalogue.js';
@@ -19,9 +19,7 @@ import { escapeLabelValue } from '../render/series.js';
 import type { TargetStatus } from '../poll/poller.js';
 import { targetKey } from '../poll/poller.js';
 import { acceptsGzip, sendExposition } from './exposition-reply.js';
-
-export const PROBE_PATH = '/probe';
-export const SD_PATH = '/sd';
+import type { RouteHandler } from './route-types.js';
 
 export interface FleetRouteDeps {
   readonly fleet: FleetView;
@@ -30,26 +28,35 @@ export interface FleetRouteDeps {
   readonly statuses: () => readonly TargetStatus[];
 }
 
+/** Where the two routes are served (from the route table): each answer may name the other. */
+export interface FleetPaths {
+  readonly probe: string;
+  readonly sd: string;
+}
+
 const UP_HEADER = familyHeader(familyByName('flussonic_up'));
 
-export function registerFleetRoutes(app: FastifyInstance, deps: FleetRouteDeps): void {
-  app.get(PROBE_PATH, (request, reply) => probe(request, reply, deps));
-  app.get(SD_PATH, (request, reply) => sd(request, reply, deps));
+export function probeHandler(deps: FleetRouteDeps, paths: FleetPaths): RouteHandler {
+  return (request, reply) => probe(request, reply, deps, paths);
+}
+
+export function sdHandler(deps: FleetRouteDeps, paths: FleetPaths): RouteHandler {
+  return (request, reply) => sd(request, reply, deps, paths);
 }
 
 function text(reply: FastifyReply, code: number, body: string): FastifyReply {
   return reply.code(code).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`${body}\n`);
 }
 
-function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps): FastifyReply {
+function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps, paths: FleetPaths): FastifyReply {
   const raw = (request.query as Record<string, unknown>).target;
-  if (raw === undefined || raw === '') return text(reply, 400, 'missing ?target=NAME (a server name; see /sd)');
+  if (raw === undefined || raw === '') return text(reply, 400, `missing ?target=NAME (a server name; see ${paths.sd})`);
   if (typeof raw !== 'string') return text(reply, 400, 'give ?target= once');
   const owned = deps.fleet.owned().find((t) => t.kind === 'server' && t.name === raw);
   if (!owned) {
     // Never echo the value: it may be a URL with credentials someone tried.
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || raw.includes('/') || raw.includes('@')) {
-      return text(reply, 400, 'target must be the name of a configured or discovered server; /probe never fetches URLs');
+      return text(reply, 400, `target must be the name of a configured or discovered server; ${paths.probe} never fetches URLs`);
     }
     const { shard, totalShards } = deps.fleet.shard;
     const hint = totalShards > 1 ? ` (this replica is shard ${shard} of ${totalShards}; a server named so would belong to shard ${shardOf(raw, totalShards)})` : '';
@@ -71,7 +78,7 @@ function selfAddress(request: FastifyRequest): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-function sd(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps): FastifyReply {
+function sd(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps, paths: FleetPaths): FastifyReply {
   const scrape = (request.query as Record<string, unknown>).scrape ?? 'probe';
   if (scrape !== 'probe' && scrape !== 'metrics') return text(reply, 400, 'scrape must be probe (default) or metrics');
   const address = selfAddress(request);
@@ -86,7 +93,7 @@ function sd(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps):
           .filter((t) => t.kind === 'server')
           .map((t) => ({
             targets: [address],
-            labels: { ...t.labels, __metrics_path__: PROBE_PATH, __param_target: t.name },
+            labels: { ...t.labels, __metrics_path__: paths.probe, __param_target: t.name },
           }));
   return reply.code(200).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(groups));
 }

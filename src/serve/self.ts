@@ -9,15 +9,12 @@
  * collector `operations`), except `flussonic_catena_up{catena}`.
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { ApiErrorReason } from '../lib/errors.js';
+import { API_ERROR_REASONS } from '../lib/errors.js';
 import type { ApiStats } from '../flussonic/api.js';
 import type { ApiCounts } from '../threads/protocol.js';
 import { readRevision } from '../version.js';
 import { familiesOf, familyByName, type FamilyDef } from '../families/catalogue.js';
 import { OwnFamily, type Labels } from './own-family.js';
-
-/** Every reason of flussonic_exporter_api_errors_total, exported from 0 once an endpoint is used. */
-export const API_ERROR_REASONS: readonly ApiErrorReason[] = ['timeout', 'connection', 'http', 'invalid_json', 'too_large', 'cursor_loop', 'auth', 'shape'];
 
 /**
  * Default metrics that are gauges named `_total`, which `promtool check metrics` rejects

@@ -15,7 +15,6 @@ import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { parseDocument } from 'yaml';
 import { duplicateKeys } from '../lib/yaml-doc.js';
 import { readFileCapped } from '../lib/read-capped.js';
-import { ExporterError } from '../lib/errors.js';
 import { mapCipherSuites, mapCurves, mapVersion, normaliseClientAuth, versionAtMost, type ClientAuthType, type TlsVersionName } from './tls-options.js';
 
 export interface TlsSettings {
@@ -47,7 +46,7 @@ export interface WebConfig {
 }
 
 /** A web config that cannot be used: the file and each problem. */
-export class WebConfigError extends ExporterError {
+export class WebConfigError extends Error {
   override name = 'WebConfigError';
   constructor(
     readonly file: string,

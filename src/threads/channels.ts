@@ -1,10 +1,8 @@
 /**
- * How the pool reaches a worker runtime: a worker thread (production), or a runtime on this thread
- * over a MessageChannel (src/threads/in-process.ts), for collectors passed as functions, which
- * cannot cross threads (tests with scripted collectors). Both speak the same protocol, with the
+ * How the pool reaches a worker runtime: a worker thread (the exporter's), or a runtime on this
+ * thread over a MessageChannel (src/threads/in-process.ts). Both speak the same protocol, with the
  * same structured clone and transfer, so the pool cannot tell them apart except that only a
- * thread can crash. This module does not load the runtime: the main thread of a running exporter
- * never needs it (see deferredChannels()).
+ * thread can crash. This module does not load the runtime: the serving thread never needs it.
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FromWorker, ToWorker, WorkerSettings } from './protocol.js';
@@ -91,25 +89,4 @@ export function exitReason(failure: unknown, code: number, limits: ResourceLimit
   if (failure instanceof Error) return `uncaught error: ${failure.message}`;
   if (failure !== undefined) return `uncaught error: ${String(failure)}`;
   return `exited with code ${code}`;
-}
-
-/**
- * A channel factory loaded on first use (a dynamic import), so that its modules are loaded only
- * when it is used: the in-process channels bring the poll runtime and the HTTP client (undici), which
- * the serving thread of a running exporter never needs (about 5 MB of RSS). Messages posted before
- * it is loaded are delivered, in order, once it is; a failure to load is reported as the channel's
- * exit (and the same failure again at each restart).
- */
-export function deferredChannels(load: () => Promise<ChannelFactory>): ChannelFactory {
-  let factory: Promise<ChannelFactory> | undefined;
-  return (index, events) => {
-    const channel = (factory ??= load()).then((make) => make(index, events));
-    channel.catch((error: unknown) => events.exit(`could not load the runtime: ${error instanceof Error ? error.message : String(error)}`));
-    return {
-      post: (m, transfer) => void channel.then((c) => c.post(m, transfer), () => undefined),
-      async terminate() {
-        await (await channel.catch(() => undefined))?.terminate();
-      },
-    };
-  };
 }

@@ -1,7 +1,9 @@
 /**
- * A worker runtime on this thread over a MessageChannel: for collectors passed as functions, which
- * cannot cross threads (tests with scripted collectors, the memory benchmark). Loaded only then
- * (src/exporter.ts imports it dynamically): it brings the collectors and the HTTP client.
+ * The pool's channels to worker runtimes on this thread, each over a MessageChannel, with the same
+ * protocol as a worker thread: for collector tables that are functions, which cannot cross threads
+ * (the poller's and the HTTP face's tests with scripted collectors), and for measuring what the
+ * built-in collectors keep in this heap (bench/memory.ts). The exporter itself never loads it: it
+ * brings the collectors and the HTTP client.
  */
 import { MessageChannel } from 'node:worker_threads';
 import { COLLECTORS } from '../collect/index.js';

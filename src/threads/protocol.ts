@@ -26,10 +26,6 @@ export interface AssignedTarget {
 export interface WorkerSettings {
   readonly logLevel: ExporterConfig['logLevel'];
   readonly userAgent: string;
-  /** Pause before the one retry of a failed GET (tests shorten it). */
-  readonly retryBackoffMs?: number;
-  /** A fixed value for the poll loops' random phase (tests); Math.random otherwise. */
-  readonly random?: number;
 }
 
 /** Main -> worker. */

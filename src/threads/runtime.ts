@@ -1,9 +1,9 @@
 /**
  * The worker side: a Poller for the targets this worker owns, driven by messages from the main
  * thread (src/threads/protocol.ts), each poll's outcome sent back as a PollResult with its
- * exposition prepared here (rendered family by family and deflated) and its buffers transferred. It runs in a
- * worker thread (src/threads/worker.ts), or on the main thread over a MessageChannel when the
- * collectors are functions that cannot cross threads (tests with scripted collectors).
+ * exposition prepared here (rendered family by family and deflated) and its buffers transferred. It
+ * runs in a worker thread (src/threads/worker.ts) with the built-in collectors, or over a
+ * MessageChannel on the thread that made it (src/threads/in-process.ts) with any collector table.
  */
 import type { Logger } from 'pino';
 import type { CollectorEntry } from '../collect/types.js';
@@ -24,8 +24,6 @@ export interface RuntimeDeps {
   readonly collectorTable: readonly CollectorEntry[];
   readonly catenaCollector: CatenaCollectorFactory;
   readonly userAgent: string;
-  readonly retryBackoffMs?: number;
-  readonly random?: () => number;
 }
 
 export class WorkerRuntime {
@@ -38,7 +36,7 @@ export class WorkerRuntime {
     private readonly port: RuntimePort,
     private readonly deps: RuntimeDeps,
   ) {
-    this.poller = new Poller({ sink: (outcome) => this.send(outcome), prepare: (samples) => prepareSources([samples]), log: deps.log, random: deps.random });
+    this.poller = new Poller({ sink: (outcome) => this.send(outcome), prepare: (samples) => prepareSources([samples]), log: deps.log });
     port.on('message', (message) => this.receive(message));
   }
 

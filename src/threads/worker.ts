@@ -15,12 +15,9 @@ const settings = workerData as WorkerSettings;
 const log = createLogger(settings.logLevel, {
   write: (line: string) => port.postMessage({ type: 'log', line } satisfies FromWorker),
 });
-const fixed = settings.random;
 new WorkerRuntime(port as unknown as RuntimePort & { on(event: 'message', listener: (m: ToWorker) => void): unknown }, {
   log,
   collectorTable: COLLECTORS,
   catenaCollector: builtInCatenaCollectors(),
   userAgent: settings.userAgent,
-  retryBackoffMs: settings.retryBackoffMs,
-  ...(fixed !== undefined ? { random: () => fixed } : {}),
 });

@@ -13,14 +13,8 @@
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import {
-  UpstreamAuthError,
-  UpstreamBodyTooLargeError,
-  UpstreamConnectionError,
-  UpstreamError,
-  UpstreamHttpError,
-  UpstreamInvalidJsonError,
-  UpstreamShapeError,
-  UpstreamTimeoutError,
+  upstreamError,
+  type UpstreamError,
 } from '../lib/errors.js';
 import type { ApiStats, JsonObject } from '../flussonic/api.js';
 import { USER_AGENT_PRODUCT } from '../version.js';
@@ -166,7 +160,7 @@ export class UpstreamHttp {
       const what = bodyBytes === undefined ? 'connection failed' : `connection lost after ${bodyBytes} bytes of the body`;
       return this.fail(
         endpoint,
-        new UpstreamConnectionError('connection', this.target, endpoint, this.redact(`${what}: ${describeCause(cause)}`), { cause }),
+        upstreamError('connection_failed', { target: this.target, endpoint }, { what, causeText: this.redact(describeCause(cause)) }, { cause }),
         true,
       );
     };
@@ -187,14 +181,12 @@ export class UpstreamHttp {
         if (statusCode === 401 || statusCode === 403) {
           throw this.fail(
             endpoint,
-            new UpstreamAuthError('auth', this.target, endpoint, `HTTP ${statusCode}: credentials refused (check ${this.options.credentialHint})`, {
-              status: statusCode,
-            }),
+            upstreamError('auth_refused', { target: this.target, endpoint }, { status: statusCode, hint: this.options.credentialHint }),
             false,
           );
         }
         const retryable = statusCode >= 500 || statusCode === 429;
-        throw this.fail(endpoint, new UpstreamHttpError('http', this.target, endpoint, `HTTP ${statusCode}, expected 2xx`, { status: statusCode }), retryable);
+        throw this.fail(endpoint, upstreamError('http_status', { target: this.target, endpoint }, { status: statusCode }), retryable);
       }
 
       const declared = Number(response.headers['content-length']);
@@ -226,7 +218,7 @@ export class UpstreamHttp {
   }
 
   private parse(endpoint: string, chunks: Buffer[], bytes: number): JsonObject {
-    if (bytes === 0) throw this.fail(endpoint, new UpstreamInvalidJsonError('invalid_json', this.target, endpoint, 'empty body, expected a JSON object'), true);
+    if (bytes === 0) throw this.fail(endpoint, upstreamError('empty_body', { target: this.target, endpoint }, {}), true);
     const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
     let value: unknown;
     const text = buffer.toString('utf8');
@@ -235,25 +227,25 @@ export class UpstreamHttp {
     } catch (cause) {
       // The SyntaxError text quotes the body; only its kind is kept, upstream text stays out of logs.
       const kind = isTruncation(cause, text.length) ? 'truncated JSON' : 'not valid JSON';
-      throw this.fail(endpoint, new UpstreamInvalidJsonError('invalid_json', this.target, endpoint, `response body is ${kind} (${bytes} bytes)`), true);
+      throw this.fail(endpoint, upstreamError('invalid_json', { target: this.target, endpoint }, { got: kind, bytes }), true);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw this.fail(endpoint, new UpstreamShapeError('shape', this.target, endpoint, `expected a JSON object, got ${jsonTypeOf(value)}`), false);
+      throw this.fail(endpoint, upstreamError('not_an_object', { target: this.target, endpoint }, { got: jsonTypeOf(value) }), false);
     }
     return value as JsonObject;
   }
 
   private tooLarge(endpoint: string, what: string): UpstreamError {
-    return new UpstreamBodyTooLargeError('too_large', this.target, endpoint, `response body over the cap of ${this.options.maxResponseBytes} bytes (${what}); cut off`);
+    return upstreamError('body_too_large', { target: this.target, endpoint }, { cap: this.options.maxResponseBytes, got: what });
   }
 
   private timeoutError(endpoint: string, cause: unknown): UpstreamError {
-    return new UpstreamTimeoutError('timeout', this.target, endpoint, `no complete response within ${this.options.timeoutMs} ms`, { cause });
+    return upstreamError('response_timeout', { target: this.target, endpoint }, { ms: this.options.timeoutMs }, { cause });
   }
 
   private abortedError(endpoint: string, signal: AbortSignal, cause: unknown): UpstreamError {
     const why = signal.reason instanceof Error ? signal.reason.message : 'aborted';
-    return new UpstreamTimeoutError('timeout', this.target, endpoint, this.redact(`request aborted: ${why}`), { cause });
+    return upstreamError('request_aborted', { target: this.target, endpoint }, { why: this.redact(why) }, { cause });
   }
 
   /** Counts the error and wraps it with whether repeating the request might help. */

@@ -5,8 +5,8 @@
  * page and the set of keys seen.
  *
  * A collection can change during the walk (there is no snapshot), and a broken server can hand
- * out cursors that never end. Guards, each ending the walk with a CursorLoopError (reason
- * `cursor_loop`) whose message says which one fired:
+ * out cursors that never end. Guards, each ending the walk with an error of its own kind (reason
+ * `cursor_loop`, src/lib/errors.ts) whose message says which one fired:
  *  - a `next` cursor seen before in this walk (repeated cursor);
  *  - a page that adds no new item while `next` is still set (no progress);
  *  - more pages than `maxPages` (page cap).
@@ -14,7 +14,7 @@
  * walk); their number is reported through `onDuplicates`. A caller that keys items itself may turn
  * that off (`dedupe: false`): then the no-progress guard fires on an empty page.
  */
-import { CursorLoopError, UpstreamError, UpstreamShapeError } from '../lib/errors.js';
+import { upstreamError, type DetailsOf, type UpstreamError, type UpstreamKind } from '../lib/errors.js';
 import type { JsonObject } from '../flussonic/api.js';
 import { jsonTypeOf, type JsonPage, type Query } from './http.js';
 
@@ -70,8 +70,7 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
     source.countError(endpoint, error.reason);
     return error;
   };
-  const loop = (message: string) => stop(new CursorLoopError('cursor_loop', source.target, endpoint, message));
-  const shape = (message: string) => stop(new UpstreamShapeError('shape', source.target, endpoint, message));
+  const fail = <K extends UpstreamKind>(kind: K, details: DetailsOf<K>) => stop(upstreamError(kind, { target: source.target, endpoint }, details));
 
   try {
     for (;;) {
@@ -81,11 +80,11 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
       bytes += pageBytes;
 
       const items = page[itemsKey];
-      if (!Array.isArray(items)) throw shape(`page ${pages}: expected an array under "${itemsKey}", got ${jsonTypeOf(items)}`);
+      if (!Array.isArray(items)) throw fail('page_items_not_array', { page: pages, key: itemsKey, got: jsonTypeOf(items) });
       itemsRead += items.length;
       const next = page[nextKey];
       if (next !== undefined && next !== null && typeof next !== 'string') {
-        throw shape(`page ${pages}: expected "${nextKey}" to be a string or null, got ${jsonTypeOf(next)}`);
+        throw fail('page_next_not_string', { page: pages, key: nextKey, got: jsonTypeOf(next) });
       }
 
       // Keep the page's own array when it holds nothing seen before (the common case): no copy.
@@ -93,7 +92,7 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
       for (let i = 0; i < items.length; i++) {
         const item: unknown = items[i];
         if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-          throw shape(`page ${pages}: item ${i} of "${itemsKey}" is ${jsonTypeOf(item)}, expected an object`);
+          throw fail('page_item_not_object', { page: pages, key: itemsKey, index: i, got: jsonTypeOf(item) });
         }
         if (!dedupe) continue;
         const id = (item as JsonObject)[key];
@@ -112,10 +111,10 @@ export async function* cursorWalk(source: PageSource, options: CursorWalkOptions
 
       if (next === undefined || next === null || next === '') break;
       if (added.length === 0) {
-        throw loop(`page ${pages} added ${dedupe ? 'no new items' : 'no items'} while "${nextKey}" is still set (no progress)`);
+        throw fail('cursor_no_progress', { page: pages, key: nextKey, got: dedupe ? 'no new items' : 'no items' });
       }
-      if (seenCursors.has(next)) throw loop(`page ${pages} returned a cursor already followed in this walk (repeated cursor)`);
-      if (pages >= maxPages) throw loop(`page cap of ${maxPages} pages reached with "${nextKey}" still set (walk does not end)`);
+      if (seenCursors.has(next)) throw fail('cursor_repeated', { page: pages });
+      if (pages >= maxPages) throw fail('cursor_page_cap', { cap: maxPages, key: nextKey });
       seenCursors.add(next);
       cursor = next;
     }

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CatenaConfig } from '../../src/config/types.js';
 import { emptyLedger } from '../../src/catena/ledger.js';
 import { ledgerToJson, loadStateFile } from '../../src/catena/state-file.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { CollectorHarness } from '../helpers/catena.js';
 import { samples, value } from '../helpers/exposition.js';
 import { catenaConfig } from '../helpers/runtime.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CatenaConfig } from '../../src/config/types.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { CollectorHarness, sampleMap } from '../helpers/catena.js';
 import { samples } from '../helpers/exposition.js';
 import { catenaConfig } from '../helpers/runtime.js';

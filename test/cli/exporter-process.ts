@@ -18,17 +18,29 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Compiles src/ to dist/ when dist/main.js is missing or older than a source file. */
-export function ensureBuilt(): void {
-  let built = 0;
+function mtimeOf(path: string): number {
   try {
-    built = statSync(MAIN_JS).mtimeMs;
+    return statSync(path).mtimeMs;
   } catch {
-    built = 0;
+    return 0;
   }
-  if (built >= newestMtime(join(REPO_ROOT, 'src'))) return;
-  const result = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
-  if (result.status !== 0) throw new Error(`build failed:\n${result.stdout}${result.stderr}`);
+}
+
+/**
+ * Compiles the simulator package (packages/simulator) and src/ each to its dist/ when the output is
+ * missing or older than a source file: `npm run build` without the build info.
+ */
+export function ensureBuilt(): void {
+  const simulator = join(REPO_ROOT, 'packages', 'simulator');
+  const steps = [
+    { output: join(simulator, 'dist', 'index.js'), sources: join(simulator, 'src'), project: 'packages/simulator' },
+    { output: MAIN_JS, sources: join(REPO_ROOT, 'src'), project: 'tsconfig.build.json' },
+  ];
+  for (const { output, sources, project } of steps) {
+    if (mtimeOf(output) >= newestMtime(sources)) continue;
+    const result = spawnSync('npx', ['tsc', '-p', project], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+    if (result.status !== 0) throw new Error(`build of ${project} failed:\n${result.stdout}${result.stderr}`);
+  }
 }
 
 export type LogLine = Record<string, unknown> & { msg?: string };

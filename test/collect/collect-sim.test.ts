@@ -15,7 +15,7 @@ import { DEFAULTS } from '../../src/config/defaults.js';
 import type { ServerConfig } from '../../src/config/types.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
 import type { SeriesWriter } from '../../src/render/series.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { NO_STATS, serverConfig } from '../helpers/runtime.js';
 import { expectPromtoolClean, exposition, newWriter, sampleLines, SERVER, stringsUnderKeys } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { NO_DATA, type CollectOutcome } from '../../src/collect/types.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
 import { SelfMetrics } from '../../src/serve/self.js';
 import { SeriesWriter } from '../../src/render/series.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@flussonic-exporter/simulator';
 import { samples } from '../helpers/exposition.js';
 import { serverConfig } from '../helpers/runtime.js';
 import { exposition, expectPromtoolClean } from './helpers.js';

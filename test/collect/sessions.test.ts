@@ -14,7 +14,7 @@ import { SESSION_DURATION_BUCKETS } from '../../src/families/catalogue.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { SelfMetrics } from '../../src/serve/self.js';
 import { SeriesWriter } from '../../src/render/series.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@flussonic-exporter/simulator';
 import { parseSamples, samples, type Sample } from '../helpers/exposition.js';
 import { serverConfig } from '../helpers/runtime.js';
 import { startScripted } from '../helpers/scripted-upstream.js';

@@ -10,7 +10,7 @@ import { collectStreams, streamsSelect } from '../../src/collect/streams.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
 import type { SeriesWriter } from '../../src/render/series.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { NO_STATS, serverConfig } from '../helpers/runtime.js';
 import { OPENAPI_23_05, SAMPLES_2021, SAMPLES_2025, sharedFile } from '../helpers/shared.js';
 import {

@@ -3,8 +3,8 @@
  * says what is expected. The table is the specification of the validation messages.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { RESERVED_PATHS } from '../../src/cli.js';
 import { loadConfig } from '../../src/config/index.js';
+import { FIXED_ROUTE_PATHS } from '../../src/serve/routes.js';
 import { ConfigDir, configErrorOf } from './config-files.js';
 
 const dir = new ConfigDir();
@@ -83,7 +83,7 @@ describe('a bad config is rejected with the path of the problem', () => {
 
   test.each(BAD)('$what -> $path', ({ yaml, path, message, env }) => {
     const file = dir.write('config.yaml', yaml);
-    const error = configErrorOf(() => loadConfig(file, env ?? {}, { reservedPaths: RESERVED_PATHS }));
+    const error = configErrorOf(() => loadConfig(file, env ?? {}, { reservedPaths: FIXED_ROUTE_PATHS }));
     const problem = error.problems.find((p) => p.path === path);
     expect(problem, `problems were: ${error.message}`).toBeDefined();
     expect(problem!.message).toMatch(message);

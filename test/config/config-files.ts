@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../src/lib/errors.js';
+import { isConfigError, type ConfigError } from '../../src/lib/errors.js';
 
 /** A temporary directory for config and secret files, removed by cleanup(). */
 export class ConfigDir {
@@ -23,7 +23,7 @@ export function configErrorOf(fn: () => unknown): ConfigError {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ConfigError) return error;
+    if (isConfigError(error)) return error;
     throw error;
   }
   throw new Error('expected a ConfigError, but the config was accepted');

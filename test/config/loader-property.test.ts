@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { compileStreamFilter, parseConfigText, type ExporterConfig } from '../../src/config/index.js';
 import { KNOWN_KEYS } from '../../src/docs/config-schema.js';
-import { ConfigError } from '../../src/lib/errors.js';
+import { isConfigError, type ConfigError } from '../../src/lib/errors.js';
 
 const OPTIONS = { source: 'property.yaml', baseDir: '/nonexistent-config-dir', env: { SET: 'value' } };
 
@@ -17,7 +17,7 @@ function load(text: string): ExporterConfig | ConfigError {
   try {
     return parseConfigText(text, OPTIONS);
   } catch (error) {
-    if (error instanceof ConfigError) return error;
+    if (isConfigError(error)) return error;
     throw error;
   }
 }
@@ -57,7 +57,7 @@ describe('config loader over arbitrary input', () => {
     fc.assert(
       fc.property(fc.oneof(value, configLike, fc.jsonValue()), (doc) => {
         const result = load(stringify(doc));
-        if (!(result instanceof ConfigError)) checkConfig(result);
+        if (!isConfigError(result)) checkConfig(result);
         else expect(result.problems.length).toBeGreaterThan(0);
       }),
       { numRuns: 300, seed: 3 },
@@ -69,7 +69,7 @@ describe('config loader over arbitrary input', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.array(fragments, { maxLength: 40 }).map((a) => a.join(''))), (text) => {
         const result = load(text);
-        if (!(result instanceof ConfigError)) checkConfig(result);
+        if (!isConfigError(result)) checkConfig(result);
       }),
       { numRuns: 500, seed: 4 },
     );

@@ -17,7 +17,7 @@ import { REPO_ROOT } from '../helpers/shared.js';
 import { DEPLOY_DIR } from './manifests.js';
 
 interface ComposeService {
-  build?: { context: string; dockerfile?: string };
+  build?: { context: string; dockerfile?: string; args?: Record<string, string> };
   image?: string;
   command?: string[];
   environment?: Record<string, string>;
@@ -80,6 +80,15 @@ describe('deploy/docker-compose.yml paths', () => {
     const context = resolve(DEPLOY_DIR, build.context);
     expect(context).toBe(REPO_ROOT);
     expect(existsSync(join(context, build.dockerfile ?? 'Dockerfile'))).toBe(true);
+  });
+
+  test('the exporter image of the demo has the simulator, which the default image leaves out', () => {
+    const build = service('exporter').build!;
+    const dockerfile = readFileSync(join(resolve(DEPLOY_DIR, build.context), build.dockerfile ?? 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^ARG SIMULATOR=omitted$/m);
+    expect(dockerfile).toMatch(/^FROM simulator-\$\{SIMULATOR\} AS simulator$/m);
+    expect(build.args?.SIMULATOR).toBe('included');
+    expect(dockerfile).toMatch(new RegExp(`^FROM \\S+ AS simulator-${build.args!.SIMULATOR}$`, 'm'));
   });
 
   test("Prometheus' config file and rule files are mounted from deploy/prometheus and grafana/rules", () => {

@@ -12,8 +12,8 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseCli, USAGE } from '../../src/cli.js';
 import { DEFAULTS, loadConfig } from '../../src/config/index.js';
-import { ConfigError } from '../../src/lib/errors.js';
-import { HEALTHY_PATH, READY_PATH } from '../../src/serve/app.js';
+import { isConfigError } from '../../src/lib/errors.js';
+import { HEALTHY_PATH, READY_PATH } from '../../src/serve/routes.js';
 import { ensureBuilt, ExporterProcess, killAll, runToExit } from '../cli/exporter-process.js';
 import { waitFor } from '../grafana/harness.js';
 import {
@@ -61,7 +61,7 @@ describe('the ConfigMap config', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ConfigError);
+    expect(isConfigError(error)).toBe(true);
     expect(String((error as Error).message)).toMatch(/FLUSSONIC_PASSWORD/);
   });
 

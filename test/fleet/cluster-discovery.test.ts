@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ClusterPeersSource } from '../../src/config/types.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { serverConfig } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 import { fleetConfig, startExporter, stopExporters, template } from './helpers.js';

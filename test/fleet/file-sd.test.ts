@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { FileSdSource } from '../../src/config/types.js';
 import { parseTargetFile } from '../../src/fleet/file-sd.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { samples, value } from '../helpers/exposition.js';
 import { fleetConfig, startExporter, stopExporters, template } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { ensureBuilt, ExporterProcess, killAll } from '../cli/exporter-process.js';
 import { freePort, PrometheusApi, spawnLogged, stopProcess, waitFor, type Spawned } from '../grafana/harness.js';
 import { findBinary } from '../helpers/promtool.js';

@@ -24,7 +24,7 @@ const running: Exporter[] = [];
 
 export function startExporter(config: ExporterConfig, shard?: ShardSpec): Harness {
   const log = captureLogger();
-  const exporter = createExporter({ config, logger: log.logger, version: 'test', retryBackoffMs: 10, random: () => 0, defaultMetrics: false, ...(shard ? { shard } : {}) });
+  const exporter = createExporter({ config, logger: log.logger, version: 'test', ...(shard ? { shard } : {}) });
   running.push(exporter);
   return {
     exporter,

@@ -2,7 +2,7 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { shardOf } from '../../src/fleet/shard.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { parseSamples, samples, value } from '../helpers/exposition.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { serverConfig } from '../helpers/runtime.js';

@@ -6,7 +6,7 @@ import type { CatenaConfig } from '../../src/config/types.js';
 import { OperationsCollector, type OperationsCollectorDeps } from '../../src/collect/operations.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { SeriesWriter } from '../../src/render/series.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '@flussonic-exporter/simulator';
 import { parseSamples, type Sample } from './exposition.js';
 import { RecordedStats } from './recorded-stats.js';
 import { captureLogger, type CapturedLog } from './runtime.js';

@@ -1,8 +1,8 @@
 /**
  * Web config test material: a CA, a server certificate and client certificates made with
  * openssl in a temporary directory, web config files written there (each remembered so a test
- * can run `promtool check web-config` on every one), and an exporter served through the real
- * listeners (startListeners) on a loopback port.
+ * can run `promtool check web-config` on every one), and the exporter's HTTP app (buildApp, without
+ * targets) served through the real listeners (startListeners) on a loopback port.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,12 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { Agent, request } from 'undici';
-import { createExporter, type Exporter } from '../../src/exporter.js';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/serve/app.js';
 import { BasicAuthChecker } from '../../src/serve/basic-auth.js';
+import { ExpositionCache } from '../../src/serve/exposition.js';
 import { DEFAULT_LIMITS, type HttpLimits } from '../../src/serve/limits.js';
 import { startListeners, type Listeners } from '../../src/serve/listen.js';
+import { SelfMetrics } from '../../src/serve/self.js';
 import { WebConfigSource } from '../../src/serve/web-config-source.js';
-import { captureLogger, exporterConfig, type CapturedLog } from './runtime.js';
+import { captureLogger, type CapturedLog } from './runtime.js';
 
 const OPENSSL = '/usr/bin/openssl';
 
@@ -73,7 +76,7 @@ export function basic(user: string, password: string): string {
 }
 
 export interface Served {
-  readonly exporter: Exporter;
+  readonly app: FastifyInstance;
   readonly web: WebConfigSource;
   readonly listeners: Listeners;
   readonly log: CapturedLog;
@@ -83,22 +86,26 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** An exporter without targets behind the real listeners, with a web config file and limits. */
+/** The HTTP app without targets behind the real listeners, with a web config file and limits. */
 export async function serve(options: { webConfigFile?: string; limits?: Partial<HttpLimits>; addresses?: number } = {}): Promise<Served> {
   const log = captureLogger();
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const web = new WebConfigSource(options.webConfigFile, log.logger);
   const auth = new BasicAuthChecker();
-  const exporter = createExporter({
-    config: exporterConfig([]),
+  // Without prom-client's process figures, two scrapes answer the same bytes.
+  const app = buildApp({
     logger: log.logger,
     version: 'test',
-    defaultMetrics: false,
+    metricsPath: '/metrics',
+    exposition: new ExpositionCache(),
+    self: new SelfMetrics({ version: 'test', defaultMetrics: false }),
+    statuses: () => [],
+    ready: () => true,
     guards: { webConfig: () => web.current, maxRequests: limits.maxRequests, auth },
   });
-  await exporter.app.ready();
+  await app.ready();
   const listeners = await startListeners({
-    handler: exporter.app.routing,
+    handler: app.routing,
     addresses: Array.from({ length: options.addresses ?? 1 }, () => ({ host: '127.0.0.1', port: 0 })),
     limits,
     web,
@@ -107,7 +114,7 @@ export async function serve(options: { webConfigFile?: string; limits?: Partial<
   });
   const base = `${listeners.tls ? 'https' : 'http'}://127.0.0.1:${listeners.addresses[0]!.port}`;
   return {
-    exporter,
+    app,
     web,
     listeners,
     log,
@@ -115,8 +122,7 @@ export async function serve(options: { webConfigFile?: string; limits?: Partial<
     base,
     async close() {
       web.close();
-      await exporter.stop();
-      await Promise.all([listeners.close(), exporter.app.close()]);
+      await Promise.all([listeners.close(), app.close()]);
     },
   };
 }

@@ -48,7 +48,7 @@ describe('flussonic_exporter_build_info', () => {
 
 describe('demo mode says the data is simulated', () => {
   it.each([true, false])('demo %s: flussonic_exporter_demo and the landing page banner', async (demo) => {
-    const exporter = createExporter({ config: exporterConfig([serverConfig('edge', 'http://127.0.0.1:1')]), logger: captureLogger().logger, version: 'test', defaultMetrics: false, demo });
+    const exporter = createExporter({ config: exporterConfig([serverConfig('edge', 'http://127.0.0.1:1')]), logger: captureLogger().logger, version: 'test', demo });
     try {
       const metrics = (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(value(metrics, 'flussonic_exporter_demo')).toBe(demo ? 1 : 0);

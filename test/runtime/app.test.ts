@@ -1,16 +1,17 @@
 /**
- * The HTTP face (buildApp through createExporter, requests by app.inject): the metrics response
- * and its gzip, the landing page, health and readiness, 404 and 405.
+ * The HTTP face (buildApp over the worker pool, requests by app.inject), with a streams collector
+ * scripted here polled by a runtime on this thread (test/helpers/pool-exporter.ts): the metrics
+ * response and its gzip, the landing page, health and readiness, 404 and 405.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CollectorEntry } from '../../src/collect/types.js';
-import { createExporter, type Exporter } from '../../src/exporter.js';
-import { escapeHtml } from '../../src/serve/app.js';
+import { escapeHtml } from '../../src/serve/landing.js';
 import { acceptsGzip } from '../../src/serve/exposition-reply.js';
 import { familyByName } from '../../src/families/catalogue.js';
+import { poolExporter, scriptedChannels, type PoolExporter } from '../helpers/pool-exporter.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { captureLogger, exporterConfig, serverConfig } from '../helpers/runtime.js';
 import { value } from '../helpers/exposition.js';
@@ -35,14 +36,14 @@ const table: CollectorEntry[] = [
   },
 ];
 
-const running: Exporter[] = [];
+const running: PoolExporter[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((e) => e.stop()));
 });
 
 function setup(metricsPath = '/metrics') {
   const log = captureLogger();
-  const exporter = createExporter({
+  const exporter = poolExporter({
     config: exporterConfig(
       [
         // A URL with userinfo cannot come out of loadConfig(); the page must not show one anyway.
@@ -52,8 +53,8 @@ function setup(metricsPath = '/metrics') {
     ),
     logger: log.logger,
     version: '9.9.9-<test>',
-    collectors: table,
-    random: () => 0,
+    channels: scriptedChannels(log.logger, table),
+    size: 1,
   });
   running.push(exporter);
   return { exporter, log, app: exporter.app };
@@ -118,12 +119,13 @@ describe('metrics endpoint', () => {
         }),
       },
     ];
-    const exporter = createExporter({
+    const log = captureLogger();
+    const exporter = poolExporter({
       config: exporterConfig([serverConfig('edge', 'http://127.0.0.1:9')]),
-      logger: captureLogger().logger,
+      logger: log.logger,
       version: 'test',
-      collectors: many,
-      random: () => 0,
+      channels: scriptedChannels(log.logger, many),
+      size: 1,
     });
     running.push(exporter);
     await exporter.pollOnce();

@@ -10,7 +10,7 @@ import type { ServerConfig } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { FAMILY_TIERS, INPUT_ACTIVE_RESERVED, STREAM_SERIES_BUDGET } from '../../src/families/budget.js';
 import { familiesOf } from '../../src/families/catalogue.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@flussonic-exporter/simulator';
 import { parseSamples, samples, value, type Sample } from '../helpers/exposition.js';
 import { captureLogger, exporterConfig, type CapturedLog } from '../helpers/runtime.js';
 
@@ -35,7 +35,7 @@ async function run(sim: SimulatorOptions, server: (url: string) => ServerConfig)
   sims.push(s);
   const log = captureLogger();
   const config = server(s.url);
-  const exporter = createExporter({ config: exporterConfig([config]), logger: log.logger, version: 'test', random: () => 0 });
+  const exporter = createExporter({ config: exporterConfig([config]), logger: log.logger, version: 'test' });
   exporters.push(exporter);
   const poll = async () => {
     await exporter.pollOnce();

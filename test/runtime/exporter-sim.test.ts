@@ -9,7 +9,7 @@ import type { CatenaConfig, ServerConfig } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { streamsSelect } from '../../src/collect/streams.js';
 import { familiesOf } from '../../src/families/catalogue.js';
-import { startSimulator, type Fault, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type Fault, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { parseSamples, samples, value } from '../helpers/exposition.js';
@@ -48,7 +48,7 @@ function servers(overrides: { edge1?: Partial<ServerConfig>; edge2?: Partial<Ser
 
 function setup(list: ServerConfig[] = servers(), catena: CatenaConfig[] = []): { exporter: Exporter; log: CapturedLog; metrics: () => Promise<string> } {
   const log = captureLogger();
-  const exporter = createExporter({ config: exporterConfig(list, { catena }), logger: log.logger, version: 'test', retryBackoffMs: 10, random: () => 0 });
+  const exporter = createExporter({ config: exporterConfig(list, { catena }), logger: log.logger, version: 'test' });
   running.push(exporter);
   const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
   return { exporter, log, metrics };

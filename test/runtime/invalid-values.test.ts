@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { CATALOGUE, familyByName } from '../../src/families/catalogue.js';
 import { inRange } from '../../src/families/ranges.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { parseSamples, samples, value } from '../helpers/exposition.js';
 import { captureLogger, exporterConfig, serverConfig } from '../helpers/runtime.js';
 import { startScripted, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 async function pollOf(url: string) {
   const log = captureLogger();
-  const exporter = createExporter({ config: exporterConfig([serverConfig('edge', url)]), logger: log.logger, version: 'test', defaultMetrics: false, random: () => 0 });
+  const exporter = createExporter({ config: exporterConfig([serverConfig('edge', url)]), logger: log.logger, version: 'test' });
   running.push(exporter);
   await exporter.pollOnce('edge');
   return { log, text: (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body };

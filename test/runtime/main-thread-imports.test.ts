@@ -3,13 +3,12 @@
  * tests) are walked along their static imports, the ones a module loads with itself; dynamic
  * import() loads only when it runs. The HTTP client (undici; with the clients about 5 MB of RSS)
  * and the poll runtime belong to the worker threads.
- * deferredChannels() is what keeps the in-process runtime (tests) out of it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { deferredChannels } from '../../src/threads/channels.js';
+import { SIMULATOR_PACKAGE as SIMULATOR } from '../../src/demo.js';
 
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist');
 const STATIC_IMPORT = /^(?:import|export)\s[^;]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm;
@@ -41,31 +40,10 @@ describe('modules of the serving thread', () => {
     for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('threads/runtime.js'), own('poll/targets.js')]) expect(worker).toContain(m);
     expect(main).toContain('fastify');
     expect(main).toContain(own('threads/pool.js'));
-    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('threads/runtime.js'), own('threads/in-process.js'), own('poll/targets.js'), own('simulator/index.js')]) {
+    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('threads/runtime.js'), own('threads/in-process.js'), own('poll/targets.js'), SIMULATOR]) {
       expect(main, `${m} is loaded with dist/main.js`).not.toContain(m);
     }
-  });
-});
-
-describe('deferredChannels', () => {
-  it('delivers what was posted before the runtime loaded, in order, and reports a failed load as an exit', async () => {
-    const got: string[] = [];
-    const factory = deferredChannels(async () => {
-      await new Promise((r) => setTimeout(r, 20));
-      return () => ({ post: (m) => got.push(m.type), terminate: async () => undefined });
-    });
-    const events = { message: () => undefined, exit: (reason: string) => got.push(`exit ${reason}`) };
-    const channel = factory(0, events);
-    channel.post({ type: 'start' });
-    channel.post({ type: 'stop' });
-    expect(got).toEqual([]);
-    await channel.terminate();
-    expect(got).toEqual(['start', 'stop']);
-
-    const exits: string[] = [];
-    const broken = deferredChannels(() => Promise.reject(new Error('no such module')))(0, { message: () => undefined, exit: (r) => exits.push(r) });
-    broken.post({ type: 'start' });
-    await broken.terminate();
-    expect(exits).toEqual(['could not load the runtime: no such module']);
+    // The name the walk must not meet is the one the demo loads on demand.
+    expect(readFileSync(own('demo.js'), 'utf8')).toContain(`import('${SIMULATOR}')`);
   });
 });

@@ -1,17 +1,19 @@
 /**
- * The poller's contract, through the whole exporter (createExporter + app.inject), with collectors
- * defined here whose behaviour each test scripts: what a poll swaps in, what a failure withdraws,
- * what Catena keeps, deadlines, overlap, readiness, reload and stop. The upstream HTTP side is
- * tested against real servers in test/upstream and test/runtime/exporter-sim.test.ts.
+ * The poller's contract, through the worker pool and the HTTP app (app.inject), with collectors
+ * defined here whose behaviour each test scripts, polled by a runtime on this thread
+ * (test/helpers/pool-exporter.ts): what a poll swaps in, what a failure withdraws, what Catena
+ * keeps, deadlines, overlap, readiness, reload and stop. The upstream HTTP side is tested against
+ * real servers in test/upstream and test/runtime/exporter-sim.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_DATA, type CollectorEntry, type CatenaCollector, type CatenaCollectContext } from '../../src/collect/types.js';
 import type { ServerConfig } from '../../src/config/types.js';
-import { UpstreamHttpError } from '../../src/lib/errors.js';
-import { createExporter, type Exporter, type ExporterDeps } from '../../src/exporter.js';
+import { upstreamError } from '../../src/lib/errors.js';
+import { createExporter } from '../../src/exporter.js';
 import { familyByName } from '../../src/families/catalogue.js';
 import { nextPollAtMs, pollDeadlineMs, pollPhaseMs } from '../../src/poll/schedule.js';
 import { targetKey } from '../../src/poll/poller.js';
+import { poolExporter, scriptedChannels } from '../helpers/pool-exporter.js';
 import { captureLogger, catenaConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 
@@ -55,7 +57,7 @@ function scriptedTable(scripts: Map<string, Script>): CollectorEntry[] {
             try {
               // Let other polls run between start and end, as real I/O would.
               await new Promise((r) => setImmediate(r));
-              if (s.mode === 'fail') throw new UpstreamHttpError('http', config.name, '/streams', 'HTTP 500, expected 2xx', { status: 500 });
+              if (s.mode === 'fail') throw upstreamError('http_status', { target: config.name, endpoint: '/streams' }, { status: 500 });
               if (s.mode === 'ignore_signal') await new Promise(() => undefined);
               if (s.mode === 'honour_signal') {
                 await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted by signal')), { once: true }));
@@ -81,23 +83,21 @@ function scriptedTable(scripts: Map<string, Script>): CollectorEntry[] {
   ];
 }
 
-const running: Exporter[] = [];
+const running: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((e) => e.stop()));
 });
 
-function setup(names: string[], options: { overrides?: Partial<ServerConfig>; deps?: Partial<ExporterDeps> } = {}) {
+function setup(names: string[], options: { overrides?: Partial<ServerConfig> } = {}) {
   const scripts = new Map(names.map((n) => [n, new Script()]));
   const log = captureLogger();
   const servers = names.map((n) => serverConfig(n, 'http://127.0.0.1:9', options.overrides));
-  const exporter = createExporter({
+  const exporter = poolExporter({
     config: exporterConfig(servers),
     logger: log.logger,
     version: '1.2.3-test',
-    collectors: scriptedTable(scripts),
-    defaultMetrics: false,
-    random: () => 0,
-    ...options.deps,
+    channels: scriptedChannels(log.logger, scriptedTable(scripts)),
+    size: 1,
   });
   running.push(exporter);
   const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
@@ -290,7 +290,9 @@ describe('reload', () => {
   });
 
   it('sets the config reload self-metrics', async () => {
-    const { exporter, metrics } = setup(['edge-1']);
+    const exporter = createExporter({ config: exporterConfig([serverConfig('edge-1', 'http://127.0.0.1:9')]), logger: captureLogger().logger, version: '1.2.3-test' });
+    running.push(exporter);
+    const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(value(await metrics(), 'flussonic_exporter_config_last_reload_success')).toBe(1);
     const firstTs = value(await metrics(), 'flussonic_exporter_config_last_reload_success_timestamp_seconds')!;
     exporter.configReloaded(false);
@@ -307,7 +309,7 @@ describe('catena targets', () => {
     fail = false;
     closed = false;
     async collect({ out }: CatenaCollectContext): Promise<void> {
-      if (this.fail) throw new UpstreamHttpError('http', 'billing', '/operations', 'HTTP 503, expected 2xx', { status: 503 });
+      if (this.fail) throw upstreamError('http_status', { target: 'billing', endpoint: '/operations' }, { status: 503 });
       this.count++;
       out.add(OPS, ['portal-1', 'createSubscriber'], this.count);
     }
@@ -319,13 +321,12 @@ describe('catena targets', () => {
   it('keeps the last exported counters when a poll fails, with flussonic_catena_up 0', async () => {
     const collector = new CountingCollector();
     const log = captureLogger();
-    const exporter = createExporter({
+    const exporter = poolExporter({
       config: exporterConfig([], { catena: [catenaConfig('billing', 'http://127.0.0.1:9')] }),
       logger: log.logger,
       version: 'test',
-      collectors: [],
-      catenaCollector: () => collector,
-      defaultMetrics: false,
+      channels: scriptedChannels(log.logger, [], () => collector),
+      size: 1,
     });
     running.push(exporter);
     const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;

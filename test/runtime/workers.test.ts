@@ -1,20 +1,21 @@
 /**
- * Worker threads through the whole exporter (createExporter + app.inject against the simulator):
- * a crashed worker's targets go down and come back with their counters going on, a busy worker
- * never holds up a scrape, and targets spread over the workers by a stable hash. The threads run
- * test/fixtures/workers/faulty-worker.mjs, the real worker with switchable faults.
+ * Worker threads under the pool and the HTTP app (test/helpers/pool-exporter.ts, app.inject
+ * against the simulator): a crashed worker's targets go down and come back with their counters
+ * going on, a busy worker never holds up a scrape, and targets spread over the workers by a stable
+ * hash. The threads run test/fixtures/workers/faulty-worker.mjs, the real worker with switchable
+ * faults.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createExporter, type Exporter } from '../../src/exporter.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { SelfMetrics } from '../../src/serve/self.js';
 import { targetDescriptions } from '../../src/threads/target-descriptions.js';
 import { threadChannels } from '../../src/threads/channels.js';
 import { ownerOf, WorkerPool } from '../../src/threads/pool.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
+import { poolExporter, type PoolExporter } from '../helpers/pool-exporter.js';
 import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 
@@ -33,22 +34,19 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const running: Exporter[] = [];
+const running: PoolExporter[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((e) => e.stop()));
   for (const f of ['crash', 'block-ms', 'blocking']) rmSync(join(faults, f), { force: true });
 });
 
-function setup(): { exporter: Exporter; log: CapturedLog; metrics: () => Promise<string> } {
+function setup(): { exporter: PoolExporter; log: CapturedLog; metrics: () => Promise<string> } {
   const log = captureLogger();
-  const exporter = createExporter({
+  const exporter = poolExporter({
     config: exporterConfig([serverConfig('edge-1', sim.url), serverConfig('edge-2', sim.url)], { workers: 1 }),
     logger: log.logger,
     version: 'test',
-    retryBackoffMs: 10,
-    random: () => 0,
-    defaultMetrics: false,
-    workerEntry: FAULTY_WORKER,
+    channels: threadChannels(FAULTY_WORKER, { logLevel: 'debug', userAgent: 'flussonic-exporter/test' }),
   });
   running.push(exporter);
   const metrics = async () => (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;

@@ -1,12 +1,13 @@
 /**
- * Issue 10, failure 7: every method other than GET and HEAD on a known path answers 405 with
- * `Allow: GET, HEAD` (TRACE and PROPFIND answered 404), decided in one global hook, so routes
- * added later get it too. And --web.max-requests: concurrent scrapes beyond it get 503.
+ * Every method other than GET and HEAD on a known path answers 405 with `Allow: GET, HEAD`
+ * (TRACE and PROPFIND answered 404), decided in one global hook from the route table's entries.
+ * And --web.max-requests: concurrent scrapes beyond it get 503.
  */
 import { connect } from 'node:net';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, test } from 'vitest';
 import { installGuards } from '../../src/serve/guards.js';
+import type { RouteEntry } from '../../src/serve/route-types.js';
 import { NO_WEB_CONFIG } from '../../src/serve/web-config.js';
 import { serve, type Served } from '../helpers/web.js';
 
@@ -31,6 +32,8 @@ function raw(port: number, method: string, path: string): Promise<{ status: numb
   });
 }
 
+const entry = (path: string, scrapeCap = false): RouteEntry => ({ path, methods: ['GET', 'HEAD'], auth: 'web-config', scrapeCap });
+
 const METHODS = ['TRACE', 'PROPFIND', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'MKCOL', 'COPY', 'LOCK', 'SEARCH', 'PURGE', 'CONNECT'];
 
 describe('405 with Allow: GET, HEAD', () => {
@@ -53,9 +56,9 @@ describe('405 with Allow: GET, HEAD', () => {
     expect((await raw(port, 'GET', '/nope')).status).toBe(404);
   });
 
-  test('a route added later (like /probe) gets the same answer without a list of methods', async () => {
+  test('a route of the table (like /probe) gets the same answer from its entry', async () => {
     const app = Fastify();
-    installGuards(app, { webConfig: () => NO_WEB_CONFIG, metricsPath: '/metrics', maxRequests: 5 });
+    installGuards(app, { webConfig: () => NO_WEB_CONFIG, routes: [entry('/metrics', true), entry('/probe')], maxRequests: 5 });
     app.get('/probe', async () => 'ok');
     for (const method of ['TRACE', 'PROPFIND', 'DELETE'] as const) {
       const res = await app.inject({ method, url: '/probe?target=a' });
@@ -70,7 +73,7 @@ describe('405 with Allow: GET, HEAD', () => {
 describe('--web.max-requests', () => {
   test('concurrent scrapes beyond the cap get 503; a finished one frees its slot', async () => {
     const app = Fastify();
-    installGuards(app, { webConfig: () => NO_WEB_CONFIG, metricsPath: '/metrics', maxRequests: 2 });
+    installGuards(app, { webConfig: () => NO_WEB_CONFIG, routes: [entry('/metrics', true), entry('/-/healthy')], maxRequests: 2 });
     // A metrics handler that waits until released: the scrapes stay in flight.
     const gates: (() => void)[] = [];
     app.get('/metrics', () => new Promise<string>((resolve) => gates.push(() => resolve('m 1\n'))));

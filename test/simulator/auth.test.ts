@@ -1,6 +1,6 @@
 /** Section 5: view_auth / edit_auth, Basic or Bearer (base64 of user:password); 401 and 403 with the error structure. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { basic, bearer, getJson, sendJson } from './http-client.js';
 
 const VIEW = { user: 'viewer', password: 'v-secret' };

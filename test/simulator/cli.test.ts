@@ -1,7 +1,7 @@
 /** `flussonic-exporter simulate`: flags, what it prints, a clean stop, exit codes. */
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runSimulate } from '../../src/simulator/cli.js';
+import { runSimulate } from '@flussonic-exporter/simulator/cli';
 import { basic, getJson } from './http-client.js';
 
 function capture() {

@@ -1,6 +1,6 @@
 /** What each endpoint serves, in both stats shapes, on both API prefixes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { getJson, walk } from './http-client.js';
 
 describe.each(['flat', 'nested'] as const)('endpoints (%s shape)', (shape) => {

@@ -1,7 +1,6 @@
 /** The `afterFirstPage` fault modifier: a walk whose first page is fine and whose next pages fail. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseFaultSpec } from '../../src/simulator/faults.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { parseFaultSpec, startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { getJson } from './http-client.js';
 
 describe('fault afterFirstPage', () => {

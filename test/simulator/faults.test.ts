@@ -1,7 +1,7 @@
 /** Fault injection per endpoint, switched at run time; every fault observable by a client. */
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { getJson } from './http-client.js';
 
 /** Raw GET that reports what arrived, also when the connection breaks. */
@@ -140,7 +140,7 @@ describe('faults', () => {
 
 describe('request log', () => {
   it('is bounded: the oldest records go first', async () => {
-    const { RequestLog } = await import('../../src/simulator/index.js');
+    const { RequestLog } = await import('@flussonic-exporter/simulator');
     const log = new RequestLog(3);
     for (let i = 0; i < 5; i++) log.add({ method: 'GET', path: `/p${i}`, apiPath: `/p${i}`, query: {}, headers: {}, time: i });
     expect(log.entries().map((r) => r.path)).toEqual(['/p2', '/p3', '/p4']);

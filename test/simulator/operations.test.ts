@@ -1,6 +1,6 @@
 /** Area B: the operations log — records, portal isolation, filters, cursor, billing, generated activity. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type OperationRecord, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type OperationRecord, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { getJson } from './http-client.js';
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,6 +1,6 @@
 /** Section 4.3: the collection query language, rule by rule, against the simulator's truth. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { getJson, walk } from './http-client.js';
 
 describe('collection queries (section 4.3)', () => {

@@ -1,8 +1,6 @@
 /** Sections 4.4 (upsert with JSON Merge Patch), 4.5 (Idempotency-Key), DELETE, and GET /schema. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { mergePatch } from '../../src/simulator/merge-patch.js';
-import { streamConfigSchema } from '../../src/simulator/schema.js';
+import { mergePatch, startSimulator, streamConfigSchema, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { getJson, sendJson } from './http-client.js';
 
 describe('PUT /streams/<name> (section 4.4)', () => {

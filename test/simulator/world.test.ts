@@ -1,6 +1,6 @@
 /** The world lives: driven by the manual clock, deterministically, without sleeping. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_START_TIME, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { DEFAULT_START_TIME, startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { getJson, walk } from './http-client.js';
 
 const sims: RunningSimulator[] = [];

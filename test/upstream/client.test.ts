@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Credentials } from '../../src/config/types.js';
-import { CursorLoopError, UpstreamError } from '../../src/lib/errors.js';
+import { isUpstreamError, type UpstreamError } from '../../src/lib/errors.js';
 import type { JsonObject, WalkOptions } from '../../src/flussonic/api.js';
 import { authHeaders, collectionQuery, FlussonicClient } from '../../src/flussonic/client.js';
 import { encodeQuery } from '../../src/upstream/http.js';
@@ -53,7 +53,7 @@ async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
   try {
     await promise;
   } catch (e) {
-    if (e instanceof UpstreamError) return e;
+    if (isUpstreamError(e)) return e;
     throw e;
   }
   throw new Error('expected a failure');
@@ -118,7 +118,7 @@ describe('cursor walk', () => {
     ];
     const { client, stats } = await setup((_req, i) => ({ json: pages[i] }));
     const e = await failure(collect(client));
-    expect(e).toBeInstanceOf(CursorLoopError);
+    expect(e.kind).toBe('cursor_repeated');
     expect(e.reason).toBe('cursor_loop');
     expect(e.message).toMatch(/^edge-1 \/streams: page 2 .*\(repeated cursor\)$/);
     expect(stats.errors).toEqual(['/streams cursor_loop']);

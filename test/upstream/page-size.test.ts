@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectStreams } from '../../src/collect/streams.js';
 import { DEFAULTS } from '../../src/config/defaults.js';
 import { FlussonicClient } from '../../src/flussonic/client.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { PAGE_BYTES_GOAL, PageSize } from '../../src/upstream/page-size.js';
 import { exposition, newWriter, SERVER } from '../collect/helpers.js';
 import { captureLogger, NO_STATS, serverConfig } from '../helpers/runtime.js';

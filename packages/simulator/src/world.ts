@@ -102,7 +102,7 @@ export class SimWorld {
   readonly dvrs: DvrsApi;
   readonly catena: CatenaApi;
   readonly shape: StatsShape;
-  /** GET /cluster/peers (src/simulator/cluster.ts). */
+  /** GET /cluster/peers (cluster.ts). */
   readonly cluster = new SimCluster();
   churn: boolean;
 

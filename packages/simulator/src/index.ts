@@ -13,7 +13,7 @@ import type { StatsShape } from './streams.js';
 import { SimWorld } from './world.js';
 
 export type { Fault, FaultEndpoint } from './faults.js';
-export { FaultController } from './faults.js';
+export { FaultController, parseFaultSpec } from './faults.js';
 export type { RequestRecord } from './request-log.js';
 export { RequestLog } from './request-log.js';
 export type { CatenaApi, DvrsApi, ServerApi, SessionsApi, StreamsApi } from './world.js';
@@ -28,6 +28,8 @@ export { DEFAULT_START_TIME } from './clock.js';
 export type { PeersShape, SimPeer } from './cluster.js';
 export { DEFAULT_CLUSTER_KEY, PEERS_SHAPES, SimCluster } from './cluster.js';
 export { API_PREFIXES, OPERATIONS_PATH } from './http.js';
+export { mergePatch } from './merge-patch.js';
+export { streamConfigSchema } from './schema.js';
 
 export interface SimulatorOptions {
   /** Streams in the world (default 20). */

@@ -1,0 +1,45 @@
+/**
+ * The handlers of the exporter's own routes: the metrics path (the cached upstream exposition
+ * followed by the self-metrics rendered now), health and readiness.
+ */
+import type { FastifyReply } from 'fastify';
+import { finalPiece, type FinalPiece } from '../render/gzip-stream.js';
+import { acceptsGzip, sendExposition } from './exposition-reply.js';
+import type { RouteDeps, RouteHandler } from './route-types.js';
+
+/**
+ * With gzip, one gzip member: the upstream pieces deflated where they were polled, sent as they
+ * are, then the self-metrics as the final deflate block and the trailer (src/render/gzip-stream.ts).
+ */
+export function metricsHandler(deps: RouteDeps): RouteHandler {
+  // The self-metrics rendering is shared by closely following scrapes (SelfMetrics.render); so is
+  // its UTF-8 and its final deflate block.
+  let selfEncoded: { readonly text: string; readonly bytes: Buffer; final?: FinalPiece } | undefined;
+  const encodeSelf = (text: string) => {
+    if (selfEncoded?.text !== text) selfEncoded = { text, bytes: Buffer.from(text, 'utf8') };
+    return selfEncoded;
+  };
+  return async (request, reply) => {
+    const selfText = await deps.self.render();
+    const upstream = deps.exposition.snapshot();
+    const self = encodeSelf(selfText);
+    const final = (self.final ??= finalPiece(self.bytes));
+    return sendExposition(reply, upstream, final, acceptsGzip(request.headers['accept-encoding']));
+  };
+}
+
+export function healthyHandler(): RouteHandler {
+  return (_request, reply) => plain(reply, 200, 'healthy\n');
+}
+
+export function readyHandler(deps: RouteDeps): RouteHandler {
+  return (_request, reply) => {
+    if (deps.ready()) return plain(reply, 200, 'ready\n');
+    const waiting = deps.statuses().filter((s) => !s.lastPoll).length;
+    return plain(reply, 503, `not ready: waiting for the first poll of ${waiting} target(s)\n`);
+  };
+}
+
+function plain(reply: FastifyReply, code: number, body: string): FastifyReply {
+  return reply.code(code).type('text/plain; charset=utf-8').send(body);
+}

@@ -1,0 +1,54 @@
+/**
+ * The shapes of the route table (routes.ts) and of what its handlers are built from, apart from
+ * the table so that the handler modules and the guards can name them without importing it.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ExpositionCache } from './exposition.js';
+import type { SelfMetrics } from './self.js';
+import type { TargetStatus } from '../poll/poller.js';
+import type { FleetView } from '../fleet/fleet.js';
+
+export type RouteMethod = 'GET' | 'HEAD';
+
+/** `web-config`: the web config's users must authenticate (when it has any); `none`: open. */
+export type RouteAuth = 'web-config' | 'none';
+
+export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>;
+
+/** What the landing page says of a route. */
+export interface LandingLine {
+  readonly title: string;
+  /** A query the route needs (`target=NAME`): the path is shown with it, not linked. */
+  readonly query?: string;
+}
+
+/** A route as served: its path resolved, without its handler (what the guards and the landing page read). */
+export interface RouteEntry {
+  readonly path: string;
+  readonly methods: readonly RouteMethod[];
+  readonly auth: RouteAuth;
+  /** Counted against --web.max-requests (503 beyond it). */
+  readonly scrapeCap: boolean;
+  /** Absent: the landing page does not list it. */
+  readonly landing?: LandingLine;
+}
+
+export interface ServedRoute extends RouteEntry {
+  readonly handler: RouteHandler;
+}
+
+/** What the handlers are built from. */
+export interface RouteDeps {
+  readonly version: string;
+  readonly metricsPath: string;
+  readonly exposition: ExpositionCache;
+  readonly self: SelfMetrics;
+  /** The targets and their last poll, for the landing page. */
+  readonly statuses: () => readonly TargetStatus[];
+  /** Whether every target finished its first poll attempt. */
+  readonly ready: () => boolean;
+  /** Owned targets and shard, for the fleet routes and the landing page (absent: no fleet routes). */
+  readonly fleet?: FleetView;
+  /** Demo mode: the landing page says the data is simulated. */
+  readonly demo?: boolean;
+}
