@@ -160,4 +160,24 @@ export const filePath = (baseDir: string) => text().transform((p) => (isAbsolute
 export const unique = <T>(say: (item: T) => string) =>
   z.superRefine<T[]>((items, ctx) => items.forEach((item, i) => (items.indexOf(item) < i ? fail(ctx, item, () => say(item), [i]) : undefined)));
 
+/**
+ * Names unique within each group of lists (one namespace per group), reported at the later entry;
+ * `fallback` names an entry that has none.
+ */
+export const uniqueNames = (groups: readonly (readonly string[])[], say: (name: string, earlier: string) => string, fallback?: (list: string, i: number) => string) =>
+  always((v, ctx) => {
+    for (const lists of groups) {
+      const seen = new Map<string, string>();
+      for (const list of lists) {
+        (Array.isArray(v[list]) ? (v[list] as unknown[]) : []).forEach((entry, i) => {
+          const name = (isMapping(entry) ? entry.name : undefined) ?? fallback?.(list, i);
+          if (typeof name !== 'string' || name === '') return;
+          const earlier = seen.get(name);
+          if (earlier !== undefined) fail(ctx, name, () => say(name, earlier), [list, i, 'name']);
+          else seen.set(name, `${list}[${i}]`);
+        });
+      }
+    }
+  });
+
 export const typed = <T extends z.ZodType>(schema: T, say: Say) => leaf(schema, say);

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { always, baseUrl, bool, duration, fail, filePath, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, text, typed, unique, urlProblem, type Say } from './kinds.js';
+import { always, baseUrl, uniqueNames, bool, duration, fail, filePath, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, text, typed, unique, urlProblem, type Say } from './kinds.js';
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
@@ -263,18 +263,7 @@ const discovery = (c: SchemaContext) =>
       .meta(help('Prometheus file_sd target files: one server per target')),
   })
     .check(
-      always((v, ctx) => {
-        const seen = new Map<string, string>();
-        for (const key of ['cluster_peers', 'file_sd'] as const) {
-          (Array.isArray(v[key]) ? (v[key] as unknown[]) : []).forEach((entry, i) => {
-            const n = (entry as { name?: unknown } | null)?.name ?? `${key}-${i}`;
-            if (typeof n !== 'string') return;
-            const earlier = seen.get(n);
-            if (earlier !== undefined) fail(ctx, n, () => `duplicate discovery name ${JSON.stringify(n)} (already used by ${earlier})`, [key, i, 'name']);
-            seen.set(n, `discovery.${key}[${i}]`);
-          });
-        }
-      }),
+      uniqueNames([['cluster_peers', 'file_sd']], (n, earlier) => `duplicate discovery name ${JSON.stringify(n)} (already used by discovery.${earlier})`, (list, i) => `${list}-${i}`),
     )
     .transform((v) => [
       ...v.cluster_peers.map((e, i) => ({ kind: 'cluster_peers' as const, name: e.name ?? `cluster_peers-${i}`, template: e.template, refreshIntervalMs: e.refresh_interval ?? v.refresh_interval, seeds: e.seeds })),
@@ -316,18 +305,7 @@ export const configSchema = (c: SchemaContext) =>
     discovery: discovery(c).meta(help('where servers are discovered (docs/fleet.md)')),
   })
     .check(
-      always((v, ctx) => {
-        const list = (key: string): unknown[] => (Array.isArray(v[key]) ? (v[key] as unknown[]) : []);
-        for (const key of ['servers', 'catena']) {
-          const first = new Map<string, number>();
-          list(key).forEach((entry, i) => {
-            const n = (entry as { name?: unknown } | null)?.name;
-            if (typeof n !== 'string' || n === '') return;
-            if (first.has(n)) fail(ctx, n, () => `duplicate name ${JSON.stringify(n)} (already used by ${key}[${first.get(n)}]); names must be unique`, [key, i, 'name']);
-            else first.set(n, i);
-          });
-        }
-      }),
+      uniqueNames([['servers'], ['catena']], (n, earlier) => `duplicate name ${JSON.stringify(n)} (already used by ${earlier}); names must be unique`),
     )
     .transform((v) => ({
       listenAddress: v.listen_address,

@@ -55,21 +55,21 @@ export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult
   }
 }
 
-/**
- * A number or a boolean may come from `${VAR}`, as the text of one: the value at each path of a
- * type problem whose text is one is replaced by it. Undefined when none was.
- */
+/** A number or a boolean may come from `${VAR}`, as its text. */
+const FROM_TEXT: Readonly<Record<string, (text: string) => unknown>> = {
+  boolean: (t) => (t === 'true' ? true : t === 'false' ? false : undefined),
+  int: (t) => (/^\s*-?\d+\s*$/.test(t) ? Number(t) : undefined),
+  number: (t) => (t.trim() !== '' && Number.isFinite(Number(t)) ? Number(t) : undefined),
+};
+
+/** The input with the text at each path of a type problem replaced by the value it is the text of; undefined when none is. */
 function coerce(input: unknown, issues: readonly { path: PathSegment[]; expected: string }[]): unknown {
   const copy = structuredClone(input);
   let changed = false;
   for (const { path, expected } of issues) {
     const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], copy) as Record<string | number, unknown>;
     const text = parent[path.at(-1)!];
-    if (typeof text !== 'string') continue;
-    let value: unknown;
-    if (expected === 'boolean') value = text === 'true' ? true : text === 'false' ? false : undefined;
-    else if (expected === 'int') value = /^\s*-?\d+\s*$/.test(text) ? Number(text) : undefined;
-    else if (expected === 'number') value = text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : undefined;
+    const value = typeof text === 'string' ? FROM_TEXT[expected]?.(text) : undefined;
     if (value === undefined) continue;
     parent[path.at(-1)!] = value;
     changed = true;
