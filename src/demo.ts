@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { RuntimeFailure, type DemoShape } from './cli.js';
-import { KNOWN_KEYS, validateConfig, type ExporterConfig } from './config/index.js';
+import { STREAM_FAMILY_GROUPS, validateConfig, type ExporterConfig } from './config/index.js';
 
 export const SIMULATOR_PACKAGE = '@flussonic-exporter/simulator';
 
@@ -84,7 +84,7 @@ export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
             timeout: '4s',
             collectors: { streams: true, sessions: true, server: true, dvrs: true },
             // Every family group on, also those off by default: the demo shows every panel it can.
-            families: Object.fromEntries(KNOWN_KEYS.serverFamilies.map((group) => [group, true])),
+            families: Object.fromEntries(STREAM_FAMILY_GROUPS.map((group) => [group, true])),
           },
         ],
         catena: [{ name: 'demo', url: simulator.url, api_key: apiKey, poll_interval: '15s', start: '24h', prices }],

@@ -29,7 +29,7 @@ import { SessionIds } from './session-ids.js';
 import { FILTER_NONE, fieldOf, filterId, MUTABLE_FIELDS, sessionsSelect } from './sessions-select.js';
 import { SessionTable } from './session-table.js';
 import type { SeriesWriter } from '../render/series.js';
-import { streamFilterPasses } from '../config/regex.js';
+import { streamFilterPasses } from '../lib/name-pattern.js';
 import type { StreamFilter } from '../config/types.js';
 import type { JsonObject, WalkOptions } from '../flussonic/api.js';
 import type { CollectContext, Collector } from './types.js';

@@ -7,7 +7,7 @@
  * The flat (23.x/24.x) and nested (2025) stats shapes are both read here; where both carry a value,
  * the field the family's HELP names first wins (design/metrics.md "Streams").
  */
-import { streamFilterPasses } from '../config/regex.js';
+import { streamFilterPasses } from '../lib/name-pattern.js';
 import type { ServerConfig, StreamFamilySwitches } from '../config/types.js';
 import type { JsonObject } from '../flussonic/api.js';
 import type {

@@ -6,6 +6,8 @@
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y;
+/** The same syntax as a JSON Schema pattern (for editors). */
+export const DURATION_PATTERN = `^\\s*(?:${DURATION_PART.source})+\\s*$`;
 
 /** Milliseconds of a duration string, or undefined when it is not one. */
 export function parseDuration(text: string): number | undefined {
@@ -52,11 +54,4 @@ export function parseByteSize(value: unknown): number | undefined {
   if (unit === undefined) return undefined;
   const bytes = Math.round(Number(match[1]) * unit);
   return Number.isSafeInteger(bytes) ? bytes : undefined;
-}
-
-/** A byte count for messages: `4MiB`, `64KiB`, or bytes when it is no whole number of KiB. */
-export function formatByteSize(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)}MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024}KiB`;
-  return `${bytes} bytes`;
 }

@@ -1,8 +1,11 @@
 /** The config module: loadConfig() and validateConfig() make the only ExporterConfig values. */
-export { loadConfig, parseConfigText, type ParseOptions } from './load.js';
+export { loadConfig, parseConfigText, type LoadOptions, type ParseOptions } from './load.js';
 export { validateConfig, checkConfig, type ValidateOptions } from './validate.js';
-export { parseListenAddress, type ListenAddress } from './values.js';
+export { metricsPathProblem, parseListenAddress, type ListenAddress } from './values.js';
 export { parseDuration, formatDuration } from './duration.js';
-export { DEFAULTS, KNOWN_KEYS, LOG_LEVELS, COLLECTOR_NAMES } from './defaults.js';
-export type * from './types.js';
-export { compileStreamFilter, namePatternMatches, MAX_PATTERN_LENGTH, type NamePattern, type StreamFilterSources } from './regex.js';
+export { DEFAULTS, SCHEMA_ONLY } from './defaults.js';
+export { configSchema } from './schema.js';
+export { LOG_LEVELS } from './schema.js';
+export { COLLECTOR_NAMES, STREAM_FAMILY_GROUPS } from './switches.js';
+export type * from './schema.js';
+export { compileStreamFilter, namePatternMatches, MAX_PATTERN_LENGTH, type NamePattern, type StreamFilterSources } from '../lib/name-pattern.js';

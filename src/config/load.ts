@@ -5,33 +5,33 @@
  * line may hold a password.
  */
 import { dirname, resolve } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import { configError, type ConfigProblem } from '../lib/errors.js';
-import { formatByteSize } from './duration.js';
 import { expandEnvironment, type Environment } from './expand.js';
 import { formatPath, type PathSegment } from './path.js';
-import { MAX_CONFIG_BYTES, readFileCapped } from './read-capped.js';
-import type { ExporterConfig } from './types.js';
+import { formatByteSize, MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
+import { duplicateKeys, MAX_ALIAS_COUNT } from '../lib/yaml-doc.js';
+import type { ExporterConfig } from './schema.js';
 import { checkConfig, toConfigProblem } from './validate.js';
 
-/** `reservedPaths`: the paths `metrics_path` may not take (the HTTP face's fixed routes). */
-export function loadConfig(path: string, env: Environment = process.env, { reservedPaths }: Pick<ParseOptions, 'reservedPaths'> = {}): ExporterConfig {
+export function loadConfig(path: string, env: Environment = process.env, options: LoadOptions = {}): ExporterConfig {
   const read = readFileCapped(path, MAX_CONFIG_BYTES);
   if (!read.ok) throw configError(path, [{ path: '', message: `cannot read the config file (${read.reason})` }]);
-  return parseConfigText(read.text, { source: path, baseDir: dirname(resolve(path)), env, ...(reservedPaths ? { reservedPaths } : {}) });
+  return parseConfigText(read.text, { ...options, source: path, baseDir: dirname(resolve(path)), env });
+}
+
+export interface LoadOptions {
+  /** Paths of the HTTP server's other routes, which `metrics_path` must not take (default: none). */
+  readonly reservedPaths?: readonly string[];
 }
 
 /** A config with more problems than this is shown the first ones and the count of the rest. */
 export const MAX_PROBLEMS_SHOWN = 100;
 
-/** The yaml library's bound on alias expansion (its default is 100, set here on purpose). */
-export const MAX_ALIAS_COUNT = 100;
-
-export interface ParseOptions {
+export interface ParseOptions extends LoadOptions {
   readonly source: string;
   readonly baseDir: string;
   readonly env: Environment;
-  readonly reservedPaths?: readonly string[];
 }
 
 /** The same as loadConfig for YAML text already in memory. */
@@ -61,12 +61,7 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     throw configError(options.source, [{ path: '', message: `YAML: ${message}` }]);
   }
   const expanded = expandEnvironment(raw, options.env, formatPath);
-  const { config, problems, more } = checkConfig(expanded.value, {
-    source: options.source,
-    baseDir: options.baseDir,
-    expandedPaths: expanded.expandedPaths,
-    ...(options.reservedPaths ? { reservedPaths: options.reservedPaths } : {}),
-  });
+  const { config, problems, more } = checkConfig(expanded.value, { ...options, expandedPaths: expanded.expandedPaths });
   // A value whose expansion failed was reported already; what validation says about the
   // resulting empty value would only repeat it.
   const failedPaths = new Set(expanded.problems.map((p) => formatPath(p.segments)));
@@ -80,30 +75,6 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
     throw configError(options.source, located);
   }
   return config;
-}
-
-/** Offsets of keys that repeat an earlier key of the same mapping (scalar keys, by value), in linear time. */
-export function duplicateKeys(doc: Document): number[] {
-  const found: number[] = [];
-  // An explicit stack: a deeply nested file must not overflow the call stack here.
-  const stack: unknown[] = [doc.contents];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (isMap(node)) {
-      const seen = new Set<string>();
-      for (const pair of node.items) {
-        if (isScalar(pair.key)) {
-          const id = `${typeof pair.key.value}:${String(pair.key.value)}`;
-          if (seen.has(id)) found.push(pair.key.range?.[0] ?? 0);
-          seen.add(id);
-        }
-        stack.push(pair.value);
-      }
-    } else if (isSeq(node)) {
-      for (const item of node.items) stack.push(item);
-    }
-  }
-  return found.sort((a, b) => a - b);
 }
 
 function yamlProblem(message: string, position: { line: number; col: number }): ConfigProblem {

@@ -15,9 +15,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { MAX_ALIAS_COUNT } from '../config/load.js';
-import { readFileCapped } from '../config/read-capped.js';
-import { namePatternMatches } from '../config/regex.js';
+import { MAX_ALIAS_COUNT } from '../lib/yaml-doc.js';
+import { readFileCapped } from '../lib/read-capped.js';
+import { namePatternMatches } from '../lib/name-pattern.js';
 import type { FileSdSource } from '../config/types.js';
 import { baseUrl, DiscoveryError, validName, type DiscoveredServer } from './discovery-types.js';
 

@@ -44,6 +44,7 @@ export class FlussonicClient implements FlussonicApi {
       // An idle connection survives the pause between two polls (the server's own hint wins).
       keepAliveTimeoutMs: Math.min(config.pollIntervalMs + 10_000, 10 * 60_000),
       userAgent: options.userAgent,
+      ...(config.tlsCa !== undefined ? { ca: config.tlsCa } : {}),
     });
   }
 

@@ -4,10 +4,8 @@
  */
 import { unitOf } from '../lib/hash.js';
 
-/** Deadline of a whole poll: below the interval, leaving a margin (min(0.9 x, x - 1 s), at least x / 2). */
-export function pollDeadlineMs(intervalMs: number): number {
-  return Math.max(Math.min(intervalMs * 0.9, intervalMs - 1000), intervalMs / 2);
-}
+/** Deadline of a whole poll (the config's default timeouts are below it). */
+export { pollDeadlineMs } from '../config/values.js';
 
 /** Delay of a target's first poll: a random phase up to a tenth of its interval, at most 2 s. */
 export function firstPollDelayMs(intervalMs: number, random: () => number): number {

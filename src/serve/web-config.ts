@@ -13,8 +13,8 @@ import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { parseDocument } from 'yaml';
-import { duplicateKeys } from '../config/load.js';
-import { readFileCapped } from '../config/read-capped.js';
+import { duplicateKeys } from '../lib/yaml-doc.js';
+import { readFileCapped } from '../lib/read-capped.js';
 import { mapCipherSuites, mapCurves, mapVersion, normaliseClientAuth, versionAtMost, type ClientAuthType, type TlsVersionName } from './tls-options.js';
 
 export interface TlsSettings {

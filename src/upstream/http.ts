@@ -51,6 +51,8 @@ export interface UpstreamHttpOptions {
   /** How long an idle keep-alive connection is kept when the server gives no hint (default 60 s). */
   readonly keepAliveTimeoutMs?: number;
   readonly userAgent?: string;
+  /** PEM certificates of the CAs an https upstream's certificate must chain to (default: Node's). */
+  readonly ca?: string;
 }
 
 const DEFAULT_RETRY_BACKOFF_MS = 250;
@@ -81,7 +83,7 @@ export class UpstreamHttp {
       // Our own per-attempt deadline fires first and gives the precise reason; these are a backstop.
       headersTimeout: options.timeoutMs + 1000,
       bodyTimeout: options.timeoutMs + 1000,
-      connect: { timeout: options.timeoutMs },
+      connect: { timeout: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) },
     });
     this.headers = { accept: 'application/json', 'user-agent': options.userAgent ?? USER_AGENT_PRODUCT, ...options.secretHeaders };
     this.secrets = [...Object.values(options.secretHeaders ?? {}), ...(options.secrets ?? [])].filter((s) => s.length >= 3);

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { KNOWN_KEYS, loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { KNOWN_KEYS } from '../../src/docs/config-schema.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 const EXAMPLE = join(REPO_ROOT, 'config.example.yaml');

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { MAX_CONFIG_BYTES, MAX_SECRET_BYTES } from '../../src/config/read-capped.js';
+import { MAX_CONFIG_BYTES, MAX_SECRET_BYTES } from '../../src/lib/read-capped.js';
 import { ConfigDir, configErrorOf } from './config-files.js';
 
 const dir = new ConfigDir();

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { compileStreamFilter, KNOWN_KEYS, parseConfigText, type ExporterConfig } from '../../src/config/index.js';
+import { compileStreamFilter, parseConfigText, type ExporterConfig } from '../../src/config/index.js';
+import { KNOWN_KEYS } from '../../src/docs/config-schema.js';
 import { isConfigError, type ConfigError } from '../../src/lib/errors.js';
 
 const OPTIONS = { source: 'property.yaml', baseDir: '/nonexistent-config-dir', env: { SET: 'value' } };

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CollectorEntry } from '../../src/collect/types.js';
 import { validateConfig } from '../../src/config/index.js';
-import { compileStreamFilter } from '../../src/config/regex.js';
+import { compileStreamFilter } from '../../src/lib/name-pattern.js';
 import { familyByName } from '../../src/serve/catalogue.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { finalPiece } from '../../src/render/gzip-stream.js';

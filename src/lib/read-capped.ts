@@ -1,10 +1,9 @@
 /**
- * Reading the config file and the secret files with a size cap. Without one, a 26 MB config took
- * 37 s and 2 GB of memory to reject (issue 10), and `password_file: /dev/zero` would never end.
- * At most cap + 1 bytes are read, whatever the file is (regular, device, FIFO).
+ * Reading the config file and the secret files with a size cap: without one a huge config would
+ * take seconds and gigabytes to reject, and `password_file: /dev/zero` would never end. At most
+ * cap + 1 bytes are read, whatever the file is (regular, device, FIFO).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { formatByteSize } from './duration.js';
 
 /**
  * The config file: far above real configs (1,000 servers take about 150 KB), low enough that the
@@ -44,4 +43,11 @@ export function readFileCapped(path: string, capBytes: number): CappedRead {
 function errorCode(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** A byte count for messages: `4MiB`, `64KiB`, or bytes when it is no whole number of KiB. */
+export function formatByteSize(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)}MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024}KiB`;
+  return `${bytes} bytes`;
 }

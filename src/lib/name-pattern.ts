@@ -1,16 +1,10 @@
 /**
- * Every regex a config takes is compiled here, by RE2's rules (the re2js engine): matching takes
- * time linear in the length of the name, whatever the pattern. JavaScript's own RegExp
- * backtracks: `(a+)+b` against 28 `a` blocked the process for 9.4 s per poll (issue 10).
- * RE2 has no backreferences (`\1`) and no lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`); a pattern
- * that uses them is a config error naming its path.
- *
- * Patterns match whole names (anchored, like Prometheus relabelling): `edge-.*` matches `edge-1`
- * but not `my-edge-1`.
- *
- * The config holds only `{ source }` (plain data: it can be structured-cloned to a worker
- * thread, compared and printed); the compiled form is looked up (or rebuilt from the source) by
- * namePatternMatches() and compileStreamFilter().
+ * Name patterns (the config's `streams.include` / `exclude`, file_sd label filters), compiled by
+ * RE2's rules (re2js): matching takes time linear in the name whatever the pattern, where a
+ * backtracking RegExp can take seconds on `(a+)+b`. RE2 has no backreferences and no lookaround;
+ * a pattern using them is refused with a hint. Patterns match whole names, like Prometheus
+ * relabelling. A config holds only `{ source }` (plain data that crosses to worker threads); the
+ * compiled form is cached here by source.
  */
 import { RE2JS } from 're2js';
 
