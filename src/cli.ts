@@ -3,7 +3,8 @@
  * anything, so every combination is testable in-process.
  */
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, metricsPathProblem, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { LOG_LEVELS, metricsPathProblem, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { formatDuration, parseDuration } from './lib/units.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
