@@ -40,9 +40,9 @@ export function defaultWorkerEntry(): URL {
  * 50 MB lower). The young generation is the headroom a poll's parsed pages pass through, and it
  * stays committed at its full size while polls come: 4 MiB keeps a 10,000-stream poll's RSS
  * 25-40 MB below the default's, and 10-20 MB per 40 servers of a fleet, at no cost in
- * instructions per poll. A worker keeps about 2.5 MB per 1,000-stream server, so 1 GiB is far above what it needs; one that reaches
- * it dies, is restarted, and the crash names the flag. An explicit
- * `--max-old-space-size` (NODE_OPTIONS or the node command line) applies to every thread instead.
+ * instructions per poll. A worker keeps about 2.5 MB per 1,000-stream server, so 1 GiB is far
+ * above what it needs; one that reaches it dies, is restarted, and the crash names the flag. An
+ * explicit `--max-old-space-size` (NODE_OPTIONS or the node command line) applies to every thread.
  */
 export const WORKER_OLD_GENERATION_MB = 1024;
 export const WORKER_YOUNG_GENERATION_MB = 4;
