@@ -72,6 +72,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     // Stop accepting and let running scrapes finish, then close the app (503 to latecomers).
     await Promise.all([listeners?.close(), exporter.app.close(), demo?.close()]);
   }, logger);
+  webConfig.onReloadOutcome((ok) => exporter.webConfigReloaded(ok));
   reloadOnSighup(exporter, source.kind === 'file' ? load : undefined, logger, () => webConfig.reload('SIGHUP'));
   try {
     await exporter.app.ready();
@@ -82,6 +83,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
       web: webConfig,
       log: logger,
       onListenError: listenFailure,
+      onConnectionDropped: (reason) => exporter.connectionDropped(reason),
     });
   } catch (error) {
     await Promise.all([exporter.stop(), demo?.close()]);
