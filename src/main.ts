@@ -32,6 +32,10 @@ async function main(argv: readonly string[]): Promise<number> {
       const web = command.webConfigFile !== undefined ? `; ${command.webConfigFile}: valid` : '';
       return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena${sources})${web}`);
     }
+    case 'check-web': {
+      const web = loadWebConfig(command.file);
+      return print(`${command.file}: valid (tls: ${web.tls ? 'on' : 'off'}, basic auth users: ${web.users.size})`);
+    }
     case 'run':
       return run(command);
   }
