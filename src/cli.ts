@@ -16,6 +16,7 @@ export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
   flussonic-exporter --config FILE --check-config [--web.config.file FILE]
+  flussonic-exporter --web.config.check FILE
   flussonic-exporter --demo [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
@@ -33,6 +34,7 @@ Options:
       --web.telemetry-path PATH    path of the metrics, overrides metrics_path (default /metrics)
       --web.config.file FILE       TLS and basic auth, in the Prometheus exporter-toolkit format;
                                    re-read when it changes and on SIGHUP
+      --web.config.check FILE      validate a web config file alone, print every problem, exit 0 or 2
       --web.max-requests N         concurrent scrapes of the metrics path; beyond it 503 (default ${DEFAULT_LIMITS.maxRequests})
       --web.max-connections N      open connections over all addresses (default ${DEFAULT_LIMITS.maxConnections})
       --web.read-header-timeout D  time to receive request headers (default ${formatDuration(DEFAULT_LIMITS.readHeaderTimeoutMs)})
@@ -81,6 +83,7 @@ export type CliCommand =
   | { readonly kind: 'version' }
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
   | { readonly kind: 'check'; readonly configPath: string; readonly webConfigFile?: string }
+  | { readonly kind: 'check-web'; readonly file: string }
   | { readonly kind: 'run'; readonly source: RunSource; readonly overrides: Overrides; readonly web: WebOptions; readonly shard?: ShardSpec };
 
 /** Where the demo listens unless told otherwise: simulated data is not for the network. */
@@ -95,6 +98,7 @@ const OPTIONS = {
   'listen-address': { type: 'string', multiple: true },
   'web.telemetry-path': { type: 'string' },
   'web.config.file': { type: 'string' },
+  'web.config.check': { type: 'string' },
   'web.max-requests': { type: 'string' },
   'web.max-connections': { type: 'string' },
   'web.read-header-timeout': { type: 'string' },
@@ -118,6 +122,11 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   }
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
+  const webCheck = values['web.config.check'];
+  if (webCheck !== undefined) {
+    if (webCheck.trim() === '') throw new UsageError('--web.config.check: empty path');
+    return { kind: 'check-web', file: webCheck };
+  }
 
   if (values.demo && values.config !== undefined) throw new UsageError('--demo and --config exclude each other: the demo polls only its simulator');
   // --demo wins over the variable: an explicit flag is what the user asked for now.
