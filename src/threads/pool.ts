@@ -228,8 +228,8 @@ export class WorkerPool {
     });
     const done = Promise.race([answered, grace]).then(async () => {
       clearTimeout(timer);
-      this.retiring.delete(channel);
       await channel.terminate();
+      this.retiring.delete(channel);
     });
     this.retiring.set(channel, { stopped, done });
     channel.post({ type: 'stop' });
