@@ -41,6 +41,8 @@ Options:
       --web.idle-timeout D         how long an idle keep-alive connection is kept (default ${formatDuration(DEFAULT_LIMITS.idleTimeoutMs)})
       --web.request-timeout D      time to receive a whole request, and the longest stall while
                                    the response is written (default ${formatDuration(DEFAULT_LIMITS.requestTimeoutMs)})
+      --web.health-without-auth    serve /-/healthy and /-/ready without basic auth (kubelet probes;
+                                   they answer only OK or not ready); every other path keeps it
       --log-level LEVEL            debug | info | warn | error, overrides log_level
       --shard N                    poll only the servers whose name hashes to shard N (0-based) ...
       --total-shards M             ... of M replicas (kube-state-metrics style sharding)
@@ -73,6 +75,8 @@ export type DemoShape = (typeof DEMO_SHAPES)[number];
 /** HTTP settings that only flags set. */
 export interface WebOptions {
   readonly configFile?: string;
+  /** --web.health-without-auth */
+  readonly healthWithoutAuth?: boolean;
   readonly limits: HttpLimits;
 }
 
@@ -104,6 +108,7 @@ const OPTIONS = {
   'web.read-header-timeout': { type: 'string' },
   'web.idle-timeout': { type: 'string' },
   'web.request-timeout': { type: 'string' },
+  'web.health-without-auth': { type: 'boolean' },
   'log-level': { type: 'string' },
   shard: { type: 'string' },
   'total-shards': { type: 'string' },
@@ -139,7 +144,11 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     return { kind: 'check', configPath, ...(webConfigFile !== undefined ? { webConfigFile } : {}) };
   }
   const overrides = parseOverrides(values);
-  const web: WebOptions = { ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}), limits: parseLimits(values) };
+  const web: WebOptions = {
+    ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}),
+    ...(values['web.health-without-auth'] ? { healthWithoutAuth: true } : {}),
+    limits: parseLimits(values),
+  };
   const shard = shardFromFlags({ shard: values.shard, totalShards: values['total-shards'], fromHostname: values['shard-from-hostname'] }, env.HOSTNAME);
   if (typeof shard === 'string') throw new UsageError(shard);
   const sharding = shard.totalShards > 1 ? { shard } : {};

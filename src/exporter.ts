@@ -35,6 +35,8 @@ export interface ExporterDeps {
   readonly guards?: AppDeps['guards'];
   /** Demo mode (simulated data): flussonic_exporter_demo 1 and a banner on the landing page. */
   readonly demo?: boolean;
+  /** --web.health-without-auth: the health endpoints answer without basic auth. */
+  readonly healthWithoutAuth?: boolean;
 }
 
 export interface Exporter {
@@ -103,6 +105,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     ready: () => pool.ready(),
     fleet,
     ...(deps.guards ? { guards: deps.guards } : {}),
+    ...(deps.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
   });
 
   let stopping: Promise<void> | undefined;

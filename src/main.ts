@@ -63,6 +63,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     logger,
     version: readVersion(),
     guards: { webConfig: () => webConfig.current, maxRequests: web.limits.maxRequests },
+    ...(web.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
     ...(command.shard ? { shard: command.shard } : {}),
     demo: demo !== undefined,
   });

@@ -3,7 +3,7 @@
  * where it is declared, where it is allowed. The validated config types, the validation itself,
  * config.schema.json and docs/configuration.md all come from here (`npm run docs:config`).
  */
-import { availableParallelism } from 'node:os';
+import { usableCpus } from '../lib/cpu-limit.js';
 import { z } from 'zod';
 import { always, baseUrl, uniqueNames, bool, duration, fail, filePath, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, text, typed, unique, urlProblem, type Say } from './kinds.js';
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
@@ -312,7 +312,7 @@ export const configSchema = (c: SchemaContext) =>
       metricsPath: v.metrics_path,
       logLevel: v.log_level,
       pollIntervalMs: v.poll_interval,
-      workers: v.workers ?? availableParallelism(),
+      workers: v.workers ?? usableCpus(),
       servers: v.servers,
       catena: v.catena,
       ...(Object.keys(v.templates).length > 0 ? { templates: new Map(Object.entries(v.templates)) as ReadonlyMap<string, z.output<ReturnType<typeof template>>> } : {}),

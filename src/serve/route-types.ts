@@ -13,6 +13,12 @@ export type RouteMethod = 'GET' | 'HEAD';
 /** `web-config`: the web config's users must authenticate (when it has any); `none`: open. */
 export type RouteAuth = 'web-config' | 'none';
 
+/**
+ * As the route table declares it: `health` is `none` with --web.health-without-auth (the health
+ * endpoints for kubelet probes, which cannot send the users' passwords), `web-config` otherwise.
+ */
+export type DeclaredAuth = RouteAuth | 'health';
+
 export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>;
 
 /** What the landing page says of a route. */
@@ -51,4 +57,6 @@ export interface RouteDeps {
   readonly fleet?: FleetView;
   /** Demo mode: the landing page says the data is simulated. */
   readonly demo?: boolean;
+  /** --web.health-without-auth: /-/healthy and /-/ready answer without basic auth. */
+  readonly healthWithoutAuth?: boolean;
 }

@@ -8,13 +8,13 @@
 import { probeHandler, sdHandler, type FleetPaths, type FleetRouteDeps } from './fleet-routes.js';
 import { healthyHandler, metricsHandler, readyHandler } from './handlers.js';
 import { landingHandler } from './landing.js';
-import type { LandingLine, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
+import type { DeclaredAuth, LandingLine, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
 
 export interface RouteDeclaration {
   /** A fixed path, or one taken from the deps (the configured metrics path). */
   readonly path: string | ((deps: RouteDeps) => string);
   readonly methods: readonly RouteMethod[];
-  readonly auth: RouteAuth;
+  readonly auth: DeclaredAuth;
   readonly scrapeCap?: boolean;
   readonly landing?: LandingLine;
   /** `fleet`: served only with a fleet view. */
@@ -31,8 +31,8 @@ const FLEET: FleetPaths = { probe: '/probe', sd: '/sd' };
 export const ROUTE_TABLE: readonly RouteDeclaration[] = [
   { path: (deps) => deps.metricsPath, methods: READ, auth: 'web-config', scrapeCap: true, landing: { title: 'Metrics' }, handler: metricsHandler },
   { path: '/', methods: READ, auth: 'web-config', handler: landingHandler },
-  { path: HEALTHY_PATH, methods: READ, auth: 'web-config', landing: { title: 'Health' }, handler: healthyHandler },
-  { path: READY_PATH, methods: READ, auth: 'web-config', landing: { title: 'Readiness' }, handler: readyHandler },
+  { path: HEALTHY_PATH, methods: READ, auth: 'health', landing: { title: 'Health' }, handler: healthyHandler },
+  { path: READY_PATH, methods: READ, auth: 'health', landing: { title: 'Readiness' }, handler: readyHandler },
   {
     path: FLEET.sd,
     methods: READ,
@@ -59,13 +59,18 @@ export function fixedRoutePaths(table: readonly RouteDeclaration[] = ROUTE_TABLE
 /** What `metrics_path` and --web.telemetry-path may not be: config validation takes it from its callers. */
 export const FIXED_ROUTE_PATHS: readonly string[] = fixedRoutePaths();
 
+function servedAuth(auth: DeclaredAuth, deps: RouteDeps): RouteAuth {
+  if (auth !== 'health') return auth;
+  return deps.healthWithoutAuth === true ? 'none' : 'web-config';
+}
+
 /** The routes served for these deps, in table order; throws when two resolve to one path. */
 export function servedRoutes(deps: RouteDeps, table: readonly RouteDeclaration[] = ROUTE_TABLE): ServedRoute[] {
   const chosen = table.filter((r) => r.needs !== 'fleet' || deps.fleet !== undefined);
   const entries: RouteEntry[] = chosen.map((r) => ({
     path: typeof r.path === 'string' ? r.path : r.path(deps),
     methods: r.methods,
-    auth: r.auth,
+    auth: servedAuth(r.auth, deps),
     scrapeCap: r.scrapeCap ?? false,
     ...(r.landing ? { landing: r.landing } : {}),
   }));

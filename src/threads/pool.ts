@@ -10,6 +10,13 @@
  * 30 s; reset once a worker has run a minute). Meanwhile its targets report `flussonic_up 0` /
  * `flussonic_catena_up 0` with their upstream series withdrawn; the crash is logged once, with the
  * reason. Request counters go on from their totals, which live here.
+ *
+ * Worker count: `size` slots (the `workers` setting, by default the CPUs the process may use:
+ * src/lib/cpu-limit.ts), but a slot's thread runs only while the slot owns a target. It is started
+ * with its first target and retired (stopped, then ended) when discovery or a reload takes its
+ * last one, so no more threads run than there are owned targets: min(size, owned targets) at most,
+ * fewer where the hash puts several targets on one slot. A target keeps its slot as the set
+ * changes (the hash is over `size`, which changes only at a restart).
  */
 import type { Logger } from 'pino';
 import type { ExporterConfig } from '../config/types.js';
@@ -45,6 +52,8 @@ const RESTART_MIN_MS = 500;
 const RESTART_MAX_MS = 30_000;
 /** A worker that ran this long before crashing is restarted after the shortest backoff again. */
 const STABLE_MS = 60_000;
+/** A retired worker that has not answered `stop` by then is ended anyway. */
+const RETIRE_GRACE_MS = 5_000;
 
 class Slot {
   channel: WorkerChannel | undefined;
@@ -72,6 +81,8 @@ export class WorkerPool {
   private nextPoll = 1;
   private started = false;
   private stopping = false;
+  /** Workers whose slot lost its last target, winding down: each resolves once the thread ended. */
+  private readonly retiring = new Map<WorkerChannel, { stopped: () => void; done: Promise<void> }>();
 
   constructor(private readonly deps: PoolDeps) {
     this.slots = Array.from({ length: Math.max(1, deps.size) }, (_, i) => new Slot(i));
@@ -116,7 +127,12 @@ export class WorkerPool {
     const owners = new Set<Slot>(name === undefined ? this.slots.filter((s) => s.channel || s.back) : []);
     for (const a of this.assigned.values()) if (name === undefined || a.description.config.name === name) owners.add(a.slot);
     if (name !== undefined && owners.size === 0) throw new Error(`no target named ${JSON.stringify(name)}`);
-    await Promise.all([...owners].map((slot) => this.pollSlot(slot, name)));
+    await Promise.all([...[...owners].map((slot) => this.pollSlot(slot, name)), ...(name === undefined ? [...this.retiring.values()].map((r) => r.done) : [])]);
+  }
+
+  /** Worker threads running now (not those restarting after a crash or winding down). */
+  running(): number {
+    return this.slots.filter((s) => s.channel).length;
   }
 
   statuses(): TargetStatus[] {
@@ -160,6 +176,7 @@ export class WorkerPool {
         channel.post({ type: 'stop' });
       });
     });
+    for (const r of this.retiring.values()) stops.push(r.done);
     const inTime = await Promise.race([Promise.all(stops).then(() => true), graceOver]);
     clearTimeout(timer);
     await Promise.all(
@@ -186,12 +203,42 @@ export class WorkerPool {
       this.spawn(slot);
       return;
     }
+    if (targets.length === 0) {
+      this.retire(slot, slot.channel);
+      return;
+    }
     slot.channel.post({ type: 'apply', targets });
   }
 
+  /**
+   * Ends the worker of a slot left without targets: its loops stop and its pools close (`stop`),
+   * then the thread is ended, after its answer or RETIRE_GRACE_MS. The slot is free at once: a
+   * target arriving meanwhile starts a new worker.
+   */
+  private retire(slot: Slot, channel: WorkerChannel): void {
+    slot.channel = undefined; // its exit is no crash from now on
+    for (const poll of slot.polls.values()) poll.resolve();
+    slot.polls.clear();
+    let stopped = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (stopped = resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, RETIRE_GRACE_MS);
+      timer.unref();
+    });
+    const done = Promise.race([answered, grace]).then(async () => {
+      clearTimeout(timer);
+      await channel.terminate();
+      this.retiring.delete(channel);
+    });
+    this.retiring.set(channel, { stopped, done });
+    channel.post({ type: 'stop' });
+    this.deps.log.debug({ worker: slot.index }, 'worker thread retired: no targets left');
+  }
+
   private spawn(slot: Slot): void {
-    const channel = this.deps.channels(slot.index, {
-      message: (m) => this.receive(slot, m),
+    const channel: WorkerChannel = this.deps.channels(slot.index, {
+      message: (m) => (slot.channel === channel || !this.retiring.has(channel) ? this.receive(slot, m) : this.fromRetiring(channel, m)),
       exit: (reason) => this.crashed(slot, channel, reason),
     });
     slot.channel = channel;
@@ -211,6 +258,13 @@ export class WorkerPool {
         channel.post({ type: 'poll', id, ...(name !== undefined ? { name } : {}) });
       });
     })();
+  }
+
+  /** A retiring worker's last words: results of removed targets are ignored by record(). */
+  private fromRetiring(channel: WorkerChannel, message: FromWorker): void {
+    if (message.type === 'stopped') this.retiring.get(channel)?.stopped();
+    else if (message.type === 'result') this.record(message.result);
+    else if (message.type === 'log') this.deps.writeLog(message.line);
   }
 
   private receive(slot: Slot, message: FromWorker): void {

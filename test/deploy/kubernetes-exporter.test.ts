@@ -113,6 +113,8 @@ describe('the container arguments', () => {
     // As in the pod: HOSTNAME is the pod name, <StatefulSet name>-<ordinal>.
     const command = parseCli(container.args ?? [], { HOSTNAME: `${(sts.metadata as { name: string }).name}-1` });
     expect(command.kind).toBe('run');
+    // The probes reach /-/healthy and /-/ready also when a web config puts basic auth on.
+    expect(command.kind === 'run' && command.web.healthWithoutAuth).toBe(true);
   });
 
   test('name only flags and paths the brief fixed, with the config at the mounted path', () => {
@@ -122,6 +124,7 @@ describe('the container arguments', () => {
       `--web.listen-address=:${DEFAULTS.listenPort}`,
       '--shard-from-hostname',
       `--total-shards=${sts.spec!.replicas}`,
+      '--web.health-without-auth',
     ]);
   });
 });

@@ -11,6 +11,7 @@ import type { IService } from 'kubernetes-models/v1';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
 import { DEFAULTS } from '../../src/config/index.js';
 import {
   DEPLOY_DIR, readKustomization, renderKustomization, selects, single, sourceObjects, validateObject, type KubeObject,
@@ -106,16 +107,30 @@ describe('deploy/kubernetes StatefulSet', () => {
     const pod = statefulSet(objects).spec!.template.spec!;
     const mounts = new Map((container(objects).volumeMounts ?? []).map((m) => [m.mountPath, m]));
     const volume = (path: string) => pod.volumes?.find((v) => v.name === mounts.get(path)?.name);
+    const claim = (path: string) => statefulSet(objects).spec!.volumeClaimTemplates?.find((t) => t.metadata?.name === mounts.get(path)?.name);
     for (const path of ['/tmp', '/var/lib/flussonic-exporter']) {
       expect(mounts.get(path)?.readOnly, path).toBeFalsy();
       const v = volume(path);
-      expect(v?.emptyDir ?? v?.persistentVolumeClaim, `${path} has no emptyDir or claim`).toBeDefined();
+      expect(v?.emptyDir ?? v?.persistentVolumeClaim ?? claim(path), `${path} has no emptyDir or claim`).toBeDefined();
     }
     const configPath = flag(container(objects).args ?? [], '--config');
     expect(configPath).toBe('/etc/flussonic-exporter/config.yaml');
     const configMount = mounts.get('/etc/flussonic-exporter');
     expect(configMount?.readOnly).toBe(true);
     expect(volume('/etc/flussonic-exporter')?.configMap?.name).toMatch(/^flussonic-exporter-config/);
+  });
+
+  test('keeps the Catena state on a claim per replica, not on an emptyDir', () => {
+    const sts = statefulSet(objects);
+    const mount = (container(objects).volumeMounts ?? []).find((m) => m.mountPath === '/var/lib/flussonic-exporter')!;
+    expect(sts.spec!.template.spec!.volumes?.find((v) => v.name === mount.name)).toBeUndefined();
+    const template = sts.spec!.volumeClaimTemplates?.find((t) => t.metadata?.name === mount.name);
+    expect(template?.spec?.accessModes).toEqual(['ReadWriteOnce']);
+    expect(template?.spec?.resources?.requests?.storage).toBeDefined();
+    // The claims outlive the pods (the state must): not deleted with the StatefulSet or a scale-down.
+    const policy = sts.spec!.persistentVolumeClaimRetentionPolicy;
+    expect(policy?.whenDeleted ?? 'Retain').toBe('Retain');
+    expect(policy?.whenScaled ?? 'Retain').toBe('Retain');
   });
 
   test('runs the image of this version (the tag set in kustomization.yaml)', () => {
@@ -134,6 +149,16 @@ describe('deploy/kubernetes StatefulSet', () => {
     for (const value of [resources!.requests!.cpu, resources!.requests!.memory, resources!.limits!.memory]) {
       expect(readme, `deploy/README.md explains ${value}`).toContain(`\`${value}\``);
     }
+  });
+
+  test('sets a CPU limit, and as many workers as it has whole CPUs (explained in deploy/README.md)', () => {
+    const limit = container(objects).resources?.limits?.cpu;
+    expect(limit).toBeDefined();
+    const cpus = String(limit).endsWith('m') ? Number(String(limit).slice(0, -1)) / 1000 : Number(limit);
+    expect(cpus).toBeGreaterThanOrEqual(1);
+    const config = parse(readFileSync(join(DEPLOY_DIR, 'kubernetes', 'config.yaml'), 'utf8')) as { workers?: number };
+    expect(config.workers).toBe(Math.floor(cpus));
+    expect(readFileSync(join(DEPLOY_DIR, 'README.md'), 'utf8')).toContain(`\`workers: ${config.workers}\``);
   });
 
   test('reads the password from a Secret that the base does not create and deploy/README.md tells how to create', () => {

@@ -87,7 +87,7 @@ export interface Served {
 }
 
 /** The HTTP app without targets behind the real listeners, with a web config file and limits. */
-export async function serve(options: { webConfigFile?: string; limits?: Partial<HttpLimits>; addresses?: number } = {}): Promise<Served> {
+export async function serve(options: { webConfigFile?: string; limits?: Partial<HttpLimits>; addresses?: number; healthWithoutAuth?: boolean } = {}): Promise<Served> {
   const log = captureLogger();
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const web = new WebConfigSource(options.webConfigFile, log.logger);
@@ -102,6 +102,7 @@ export async function serve(options: { webConfigFile?: string; limits?: Partial<
     statuses: () => [],
     ready: () => true,
     guards: { webConfig: () => web.current, maxRequests: limits.maxRequests, auth },
+    ...(options.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
   });
   await app.ready();
   const listeners = await startListeners({

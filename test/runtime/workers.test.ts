@@ -132,6 +132,48 @@ describe('worker threads', () => {
     }
   });
 
+  it('runs no more worker threads than owned targets: started with the first, retired with the last', async () => {
+    const log = captureLogger();
+    const inner = threadChannels(FAULTY_WORKER, { logLevel: 'warn', userAgent: 'test' });
+    let live = 0;
+    const counted: typeof inner = (index, events) => {
+      const channel = inner(index, events);
+      live++;
+      let ended = false;
+      return {
+        post: (m, t) => channel.post(m, t),
+        terminate: async () => {
+          if (!ended) live--;
+          ended = true;
+          await channel.terminate();
+        },
+      };
+    };
+    const size = 8;
+    const pool = new WorkerPool({ size, channels: counted, cache: new ExpositionCache(), self: new SelfMetrics({ version: 'test', defaultMetrics: false, demo: false }), log: log.logger, writeLog: () => undefined });
+    const names = ['edge-1', 'edge-2', 'edge-3', 'edge-4'];
+    const slots = (list: string[]) => new Set(list.map((n) => ownerOf(`server/${n}`, size))).size;
+    try {
+      pool.apply(targetDescriptions(exporterConfig(names.map((n) => serverConfig(n, sim.url)))));
+      await pool.pollOnce();
+      expect(live).toBe(slots(names));
+      expect(live).toBeLessThanOrEqual(names.length);
+      // Discovery shrinks the set to one target: the others' threads end.
+      pool.apply(targetDescriptions(exporterConfig([serverConfig('edge-1', sim.url)])));
+      await pool.pollOnce();
+      expect(live).toBe(1);
+      expect(pool.running()).toBe(1);
+      // And grows it again: threads start for the slots that own targets once more.
+      pool.apply(targetDescriptions(exporterConfig(names.map((n) => serverConfig(n, sim.url)))));
+      await pool.pollOnce();
+      expect(live).toBe(slots(names));
+      expect(log.entries().filter((e) => (e.level as number) >= 50)).toEqual([]);
+    } finally {
+      await pool.stop(2000);
+    }
+    expect(live).toBe(0);
+  });
+
   it('assigns a target to a worker by a stable hash of its key', () => {
     expect(ownerOf('server/edge-1', 4)).toBe(ownerOf('server/edge-1', 4));
     const spread = new Set(Array.from({ length: 64 }, (_, i) => ownerOf(`server/edge-${i}`, 4)));
