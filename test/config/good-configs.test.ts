@@ -1,10 +1,10 @@
 /** Valid configs come out complete: every default applied, units converted, paths resolved. */
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { COLLECTORS } from '../../src/collect/index.js';
 import { compileStreamFilter, loadConfig, namePatternMatches, validateConfig, type ExporterConfig } from '../../src/config/index.js';
 import { ConfigDir } from './config-files.js';
+import { usableCpus } from '../../src/lib/cpu-limit.js';
 
 const dir = new ConfigDir();
 
@@ -30,7 +30,7 @@ describe('defaults', () => {
       metricsPath: '/metrics',
       logLevel: 'info',
       pollIntervalMs: 15_000,
-      workers: availableParallelism(),
+      workers: usableCpus(),
       catena: [],
       servers: [
         {
