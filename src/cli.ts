@@ -3,7 +3,7 @@
  * anything, so every combination is testable in-process.
  */
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, metricsPathProblem, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { LOG_LEVELS, metricsPathProblem, parseDuration, formatDuration, parseExternalAddress, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
@@ -11,6 +11,8 @@ import { isConfigError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
+/** The environment variable --web.external-address falls back to (the Kubernetes manifests set it per pod). */
+export const EXTERNAL_ADDRESS_ENV = 'FLUSSONIC_EXPORTER_EXTERNAL_ADDRESS';
 
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
@@ -30,6 +32,9 @@ Options:
       --web.listen-address H:P     where the endpoints are served, repeatable for several addresses;
                                    overrides listen_address (default :9228). Alias: --listen-address
       --web.telemetry-path PATH    path of the metrics, overrides metrics_path (default /metrics)
+      --web.external-address H:P   where Prometheus reaches this replica: the address of every
+                                   target /sd lists (default: $${EXTERNAL_ADDRESS_ENV}, else the
+                                   local address of the connection the /sd request came in on)
       --web.config.file FILE       TLS and basic auth, in the Prometheus exporter-toolkit format;
                                    re-read when it changes and on SIGHUP
       --web.max-requests N         concurrent scrapes of the metrics path; beyond it 503 (default ${DEFAULT_LIMITS.maxRequests})
@@ -70,6 +75,8 @@ export type DemoShape = (typeof DEMO_SHAPES)[number];
 /** HTTP settings that only flags set. */
 export interface WebOptions {
   readonly configFile?: string;
+  /** HOST:PORT that /sd gives Prometheus as this replica's address (never the request's Host header). */
+  readonly externalAddress?: string;
   readonly limits: HttpLimits;
 }
 
@@ -94,6 +101,7 @@ const OPTIONS = {
   'listen-address': { type: 'string', multiple: true },
   'web.telemetry-path': { type: 'string' },
   'web.config.file': { type: 'string' },
+  'web.external-address': { type: 'string' },
   'web.max-requests': { type: 'string' },
   'web.max-connections': { type: 'string' },
   'web.read-header-timeout': { type: 'string' },
@@ -129,7 +137,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     return { kind: 'check', configPath, ...(webConfigFile !== undefined ? { webConfigFile } : {}) };
   }
   const overrides = parseOverrides(values);
-  const web: WebOptions = { ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}), limits: parseLimits(values) };
+  const externalAddress = parseExternal(values['web.external-address'] as string | undefined, env);
+  const web: WebOptions = { ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}), ...(externalAddress ? { externalAddress } : {}), limits: parseLimits(values) };
   const shard = shardFromFlags({ shard: values.shard, totalShards: values['total-shards'], fromHostname: values['shard-from-hostname'] }, env.HOSTNAME);
   if (typeof shard === 'string') throw new UsageError(shard);
   const sharding = shard.totalShards > 1 ? { shard } : {};
@@ -151,6 +160,15 @@ function demoShape(value: string | undefined): DemoShape {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** --web.external-address, else its environment variable (an empty one counts as unset). */
+function parseExternal(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const [text, from] = flag !== undefined ? [flag, '--web.external-address'] : [nonEmpty(env[EXTERNAL_ADDRESS_ENV]), `$${EXTERNAL_ADDRESS_ENV}`];
+  if (text === undefined) return undefined;
+  const parsed = parseExternalAddress(text);
+  if (typeof parsed === 'string') throw new UsageError(`${from}: ${parsed}`);
+  return parsed.address;
 }
 
 type Values = Partial<Record<keyof typeof OPTIONS, string | boolean | string[]>>;

@@ -60,6 +60,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     version: readVersion(),
     guards: { webConfig: () => webConfig.current, maxRequests: web.limits.maxRequests },
     ...(command.shard ? { shard: command.shard } : {}),
+    ...(web.externalAddress !== undefined ? { externalAddress: web.externalAddress } : {}),
     demo: demo !== undefined,
   });
   // Signals are handled from here on: one that arrives while binding the port still stops cleanly.
