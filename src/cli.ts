@@ -17,7 +17,7 @@ export const EXTERNAL_ADDRESS_ENV = 'FLUSSONIC_EXPORTER_EXTERNAL_ADDRESS';
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
   flussonic-exporter --config FILE --check-config [--web.config.file FILE]
-  flussonic-exporter --demo [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
+  flussonic-exporter --demo [--demo-full] [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
 Prometheus exporter for Flussonic Media Server (API v3) and the Catena operations log.
@@ -28,6 +28,8 @@ Options:
                                    exit 0 (valid) or 2
       --demo                       poll an embedded simulator on a loopback port (simulated data!);
                                    listens on 127.0.0.1:9228 unless --web.listen-address says otherwise
+      --demo-full                  the full tour: the demo with every collector and family switch on
+                                   (--demo alone runs the default settings, what a new config gets)
       --demo-shape SHAPE           stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
       --web.listen-address H:P     where the endpoints are served, repeatable for several addresses;
                                    overrides listen_address (default :9228). Alias: --listen-address
@@ -80,7 +82,8 @@ export interface WebOptions {
   readonly limits: HttpLimits;
 }
 
-export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape };
+/** `full`: every collector and family switch on (--demo-full); absent: the default settings. */
+export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape; readonly full?: true };
 
 export type CliCommand =
   | { readonly kind: 'help' }
@@ -96,6 +99,7 @@ const OPTIONS = {
   config: { type: 'string', short: 'c' },
   'check-config': { type: 'boolean' },
   demo: { type: 'boolean' },
+  'demo-full': { type: 'boolean' },
   'demo-shape': { type: 'string' },
   'web.listen-address': { type: 'string', multiple: true },
   'listen-address': { type: 'string', multiple: true },
@@ -125,6 +129,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   }
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
+  // --demo-full is the demo too, with every switch on.
+  if (values['demo-full']) values.demo = true;
 
   if (values.demo && values.config !== undefined) throw new UsageError('--demo and --config exclude each other: the demo polls only its simulator');
   // --demo wins over the variable: an explicit flag is what the user asked for now.
@@ -143,7 +149,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   if (typeof shard === 'string') throw new UsageError(shard);
   const sharding = shard.totalShards > 1 ? { shard } : {};
   if (values.demo) {
-    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined) }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding };
+    const full = values['demo-full'] ? { full: true as const } : {};
+    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined), ...full }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding };
   }
   if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {

@@ -40,7 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
 async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<number> {
   const { source, overrides, web } = command;
   // The simulator is loaded only here: without --demo no simulated data can ever be exported.
-  const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape) : undefined;
+  const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape, source.full ?? false) : undefined;
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path, process.env, { reservedPaths: FIXED_ROUTE_PATHS }) : demo!.config, overrides);
   let config: ExporterConfig;
   let logger: Logger;

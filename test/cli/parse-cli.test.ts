@@ -35,6 +35,13 @@ describe('parseCli', () => {
     expect(() => parseCli(['--config', 'a.yaml', '--demo-shape', 'flat'], NO_ENV)).toThrow(/--demo-shape .*add --demo/);
   });
 
+  test('--demo-full is the demo with every switch on (the full tour); --demo alone says nothing of it', () => {
+    expect(parseCli(['--demo-full'], NO_ENV)).toMatchObject({ kind: 'run', source: { kind: 'demo', shape: 'nested', full: true }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS] } });
+    expect(parseCli(['--demo', '--demo-full', '--demo-shape', 'flat'], NO_ENV)).toMatchObject({ source: { kind: 'demo', shape: 'flat', full: true } });
+    expect((parseCli(['--demo'], NO_ENV) as { source: object }).source).not.toHaveProperty('full');
+    expect(() => parseCli(['--demo-full', '--config', 'a.yaml'], NO_ENV)).toThrow(/exclude each other/);
+  });
+
   test('--demo with --config is refused (the demo never mixes with real targets)', () => {
     expect(() => parseCli(['--demo', '--config', 'a.yaml'], NO_ENV)).toThrow(/exclude each other/);
   });
