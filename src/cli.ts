@@ -3,7 +3,8 @@
  * anything, so every combination is testable in-process.
  */
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, metricsPathProblem, parseDuration, formatDuration, parseExternalAddress, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { LOG_LEVELS, metricsPathProblem, parseExternalAddress, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { formatDuration, parseDuration } from './lib/units.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
@@ -17,6 +18,7 @@ export const EXTERNAL_ADDRESS_ENV = 'FLUSSONIC_EXPORTER_EXTERNAL_ADDRESS';
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
   flussonic-exporter --config FILE --check-config [--web.config.file FILE]
+  flussonic-exporter --web.config.check FILE
   flussonic-exporter --demo [--demo-full] [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
@@ -39,6 +41,7 @@ Options:
                                    local address of the connection the /sd request came in on)
       --web.config.file FILE       TLS and basic auth, in the Prometheus exporter-toolkit format;
                                    re-read when it changes and on SIGHUP
+      --web.config.check FILE      validate a web config file alone, print every problem, exit 0 or 2
       --web.max-requests N         concurrent scrapes of the metrics path; beyond it 503 (default ${DEFAULT_LIMITS.maxRequests})
       --web.max-connections N      open connections over all addresses (default ${DEFAULT_LIMITS.maxConnections})
       --web.read-header-timeout D  time to receive request headers (default ${formatDuration(DEFAULT_LIMITS.readHeaderTimeoutMs)})
@@ -90,6 +93,7 @@ export type CliCommand =
   | { readonly kind: 'version' }
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
   | { readonly kind: 'check'; readonly configPath: string; readonly webConfigFile?: string }
+  | { readonly kind: 'check-web'; readonly file: string }
   | { readonly kind: 'run'; readonly source: RunSource; readonly overrides: Overrides; readonly web: WebOptions; readonly shard?: ShardSpec };
 
 /** Where the demo listens unless told otherwise: simulated data is not for the network. */
@@ -106,6 +110,7 @@ const OPTIONS = {
   'web.telemetry-path': { type: 'string' },
   'web.config.file': { type: 'string' },
   'web.external-address': { type: 'string' },
+  'web.config.check': { type: 'string' },
   'web.max-requests': { type: 'string' },
   'web.max-connections': { type: 'string' },
   'web.read-header-timeout': { type: 'string' },
@@ -129,6 +134,11 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   }
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
+  const webCheck = values['web.config.check'];
+  if (webCheck !== undefined) {
+    if (webCheck.trim() === '') throw new UsageError('--web.config.check: empty path');
+    return { kind: 'check-web', file: webCheck };
+  }
   // --demo-full is the demo too, with every switch on.
   if (values['demo-full']) values.demo = true;
 

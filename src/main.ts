@@ -32,6 +32,10 @@ async function main(argv: readonly string[]): Promise<number> {
       const web = command.webConfigFile !== undefined ? `; ${command.webConfigFile}: valid` : '';
       return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena${sources})${web}`);
     }
+    case 'check-web': {
+      const web = loadWebConfig(command.file);
+      return print(`${command.file}: valid (tls: ${web.tls ? 'on' : 'off'}, basic auth users: ${web.users.size})`);
+    }
     case 'run':
       return run(command);
   }
@@ -73,6 +77,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     // Stop accepting and let running scrapes finish, then close the app (503 to latecomers).
     await Promise.all([listeners?.close(), exporter.app.close(), demo?.close()]);
   }, logger);
+  webConfig.onReloadOutcome((ok) => exporter.webConfigReloaded(ok));
   reloadOnSighup(exporter, source.kind === 'file' ? load : undefined, logger, () => webConfig.reload('SIGHUP'));
   try {
     await exporter.app.ready();
@@ -83,6 +88,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
       web: webConfig,
       log: logger,
       onListenError: listenFailure,
+      onConnectionDropped: (reason) => exporter.connectionDropped(reason),
     });
   } catch (error) {
     await Promise.all([exporter.stop(), demo?.close()]);
