@@ -3,7 +3,7 @@
  * anything, so every combination is testable in-process.
  */
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, metricsPathProblem, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { LOG_LEVELS, metricsPathProblem, parseExternalAddress, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
 import { formatDuration, parseDuration } from './lib/units.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
@@ -12,12 +12,14 @@ import { isConfigError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
+/** The environment variable --web.external-address falls back to (the Kubernetes manifests set it per pod). */
+export const EXTERNAL_ADDRESS_ENV = 'FLUSSONIC_EXPORTER_EXTERNAL_ADDRESS';
 
 export const USAGE = `Usage:
   flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
   flussonic-exporter --config FILE --check-config [--web.config.file FILE]
   flussonic-exporter --web.config.check FILE
-  flussonic-exporter --demo [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
+  flussonic-exporter --demo [--demo-full] [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
 Prometheus exporter for Flussonic Media Server (API v3) and the Catena operations log.
@@ -28,10 +30,15 @@ Options:
                                    exit 0 (valid) or 2
       --demo                       poll an embedded simulator on a loopback port (simulated data!);
                                    listens on 127.0.0.1:9228 unless --web.listen-address says otherwise
+      --demo-full                  the full tour: the demo with every collector and family switch on
+                                   (--demo alone runs the default settings, what a new config gets)
       --demo-shape SHAPE           stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
       --web.listen-address H:P     where the endpoints are served, repeatable for several addresses;
                                    overrides listen_address (default :9228). Alias: --listen-address
       --web.telemetry-path PATH    path of the metrics, overrides metrics_path (default /metrics)
+      --web.external-address H:P   where Prometheus reaches this replica: the address of every
+                                   target /sd lists (default: $${EXTERNAL_ADDRESS_ENV}, else the
+                                   local address of the connection the /sd request came in on)
       --web.config.file FILE       TLS and basic auth, in the Prometheus exporter-toolkit format;
                                    re-read when it changes and on SIGHUP
       --web.config.check FILE      validate a web config file alone, print every problem, exit 0 or 2
@@ -77,10 +84,13 @@ export interface WebOptions {
   readonly configFile?: string;
   /** --web.health-without-auth */
   readonly healthWithoutAuth?: boolean;
+  /** HOST:PORT that /sd gives Prometheus as this replica's address (never the request's Host header). */
+  readonly externalAddress?: string;
   readonly limits: HttpLimits;
 }
 
-export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape };
+/** `full`: every collector and family switch on (--demo-full); absent: the default settings. */
+export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape; readonly full?: true };
 
 export type CliCommand =
   | { readonly kind: 'help' }
@@ -97,11 +107,13 @@ const OPTIONS = {
   config: { type: 'string', short: 'c' },
   'check-config': { type: 'boolean' },
   demo: { type: 'boolean' },
+  'demo-full': { type: 'boolean' },
   'demo-shape': { type: 'string' },
   'web.listen-address': { type: 'string', multiple: true },
   'listen-address': { type: 'string', multiple: true },
   'web.telemetry-path': { type: 'string' },
   'web.config.file': { type: 'string' },
+  'web.external-address': { type: 'string' },
   'web.config.check': { type: 'string' },
   'web.max-requests': { type: 'string' },
   'web.max-connections': { type: 'string' },
@@ -132,6 +144,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     if (webCheck.trim() === '') throw new UsageError('--web.config.check: empty path');
     return { kind: 'check-web', file: webCheck };
   }
+  // --demo-full is the demo too, with every switch on.
+  if (values['demo-full']) values.demo = true;
 
   if (values.demo && values.config !== undefined) throw new UsageError('--demo and --config exclude each other: the demo polls only its simulator');
   // --demo wins over the variable: an explicit flag is what the user asked for now.
@@ -144,16 +158,19 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     return { kind: 'check', configPath, ...(webConfigFile !== undefined ? { webConfigFile } : {}) };
   }
   const overrides = parseOverrides(values);
+  const externalAddress = parseExternal(values['web.external-address'] as string | undefined, env);
   const web: WebOptions = {
     ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}),
     ...(values['web.health-without-auth'] ? { healthWithoutAuth: true } : {}),
+    ...(externalAddress ? { externalAddress } : {}),
     limits: parseLimits(values),
   };
   const shard = shardFromFlags({ shard: values.shard, totalShards: values['total-shards'], fromHostname: values['shard-from-hostname'] }, env.HOSTNAME);
   if (typeof shard === 'string') throw new UsageError(shard);
   const sharding = shard.totalShards > 1 ? { shard } : {};
   if (values.demo) {
-    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined) }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding };
+    const full = values['demo-full'] ? { full: true as const } : {};
+    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined), ...full }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding };
   }
   if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {
@@ -170,6 +187,15 @@ function demoShape(value: string | undefined): DemoShape {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** --web.external-address, else its environment variable (an empty one counts as unset). */
+function parseExternal(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const [text, from] = flag !== undefined ? [flag, '--web.external-address'] : [nonEmpty(env[EXTERNAL_ADDRESS_ENV]), `$${EXTERNAL_ADDRESS_ENV}`];
+  if (text === undefined) return undefined;
+  const parsed = parseExternalAddress(text);
+  if (typeof parsed === 'string') throw new UsageError(`${from}: ${parsed}`);
+  return parsed.address;
 }
 
 type Values = Partial<Record<keyof typeof OPTIONS, string | boolean | string[]>>;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { RuntimeFailure, type DemoShape } from './cli.js';
-import { STREAM_FAMILY_GROUPS, validateConfig, type ExporterConfig } from './config/index.js';
+import { COLLECTOR_NAMES, STREAM_FAMILY_GROUPS, validateConfig, type ExporterConfig } from './config/index.js';
 
 export const SIMULATOR_PACKAGE = '@flussonic-exporter/simulator';
 
@@ -48,6 +48,8 @@ export interface Demo {
   close(): Promise<void>;
 }
 
+const everyOn = (names: readonly string[]): Record<string, true> => Object.fromEntries(names.map((name) => [name, true]));
+
 /** Sizes that give every dashboard panel something to show while staying light on a laptop. */
 const WORLD = { streams: 50, sessions: 1000, gpus: 2, dvrs: 2 } as const;
 const PORTAL = 'demo';
@@ -56,8 +58,12 @@ const PORTAL = 'demo';
  * `shape` is the stream stats shape the simulator serves (--demo-shape): nested (2025, the default:
  * input errors and switches, transcoder stats, DVR storage stats) or flat (23.x/24.x: retry_count,
  * output_bitrate; no DVR storage stats in /dvrs, like those servers).
+ *
+ * `full` (--demo-full) turns every collector and family switch on, the full tour; without it the
+ * demo server has the default settings, so the demo shows what a new config gets (the dashboards
+ * say which switch each empty panel needs).
  */
-export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
+export async function startDemo(shape: DemoShape = 'nested', full = false): Promise<Demo> {
   // A fresh key per run: the simulator listens on loopback only, but nothing guessable anyway.
   const { startSimulator } = await loadSimulator('--demo');
   const apiKey = randomBytes(16).toString('hex');
@@ -82,9 +88,8 @@ export async function startDemo(shape: DemoShape = 'nested'): Promise<Demo> {
             name: 'demo',
             url: simulator.url,
             timeout: '4s',
-            collectors: { streams: true, sessions: true, server: true, dvrs: true },
-            // Every family group on, also those off by default: the demo shows every panel it can.
-            families: Object.fromEntries(STREAM_FAMILY_GROUPS.map((group) => [group, true])),
+            // The full tour: every switch on, also those off by default, so every panel it can fill has data.
+            ...(full ? { collectors: everyOn(COLLECTOR_NAMES), families: everyOn(STREAM_FAMILY_GROUPS) } : {}),
           },
         ],
         catena: [{ name: 'demo', url: simulator.url, api_key: apiKey, poll_interval: '15s', start: '24h', prices }],

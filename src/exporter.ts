@@ -33,6 +33,8 @@ export interface ExporterDeps {
   readonly shard?: ShardSpec;
   /** Web config, basic auth and the scrape cap of the HTTP face (src/serve/guards.ts). */
   readonly guards?: AppDeps['guards'];
+  /** HOST:PORT at which Prometheus reaches this replica, for /sd (--web.external-address). */
+  readonly externalAddress?: string;
   /** Demo mode (simulated data): flussonic_exporter_demo 1 and a banner on the landing page. */
   readonly demo?: boolean;
   /** --web.health-without-auth: the health endpoints answer without basic auth. */
@@ -104,6 +106,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     statuses: () => pool.statuses(),
     ready: () => pool.ready(),
     fleet,
+    ...(deps.externalAddress !== undefined ? { externalAddress: deps.externalAddress } : {}),
     ...(deps.guards ? { guards: deps.guards } : {}),
     ...(deps.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
   });

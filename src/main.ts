@@ -44,7 +44,7 @@ async function main(argv: readonly string[]): Promise<number> {
 async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<number> {
   const { source, overrides, web } = command;
   // The simulator is loaded only here: without --demo no simulated data can ever be exported.
-  const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape) : undefined;
+  const demo = source.kind === 'demo' ? await (await import('./demo.js')).startDemo(source.shape, source.full ?? false) : undefined;
   const load = (): ExporterConfig => applyOverrides(source.kind === 'file' ? loadConfig(source.path, process.env, { reservedPaths: FIXED_ROUTE_PATHS }) : demo!.config, overrides);
   let config: ExporterConfig;
   let logger: Logger;
@@ -65,6 +65,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     guards: { webConfig: () => webConfig.current, maxRequests: web.limits.maxRequests },
     ...(web.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
     ...(command.shard ? { shard: command.shard } : {}),
+    ...(web.externalAddress !== undefined ? { externalAddress: web.externalAddress } : {}),
     demo: demo !== undefined,
   });
   // Signals are handled from here on: one that arrives while binding the port still stops cleanly.

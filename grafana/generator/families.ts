@@ -13,11 +13,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { FAMILY_TIERS } from '../../src/serve/catalogue.js';
-import type { FamilySwitch } from '../../src/families/define.js';
+import { CATALOGUE, FAMILY_TIERS } from '../../src/serve/catalogue.js';
+import { STATS_SHAPES, type FamilySwitch, type StatsShape } from '../../src/families/define.js';
 import { selectors, tokenize } from './promql.js';
 
-export type { FamilySwitch };
+export type { FamilySwitch, StatsShape };
 
 /** The repository root: the nearest directory above this file with grafana/dashboards in it. */
 export function repositoryRoot(): string {
@@ -99,4 +99,59 @@ export function panelNeeds(exprs: readonly string[]): PanelNeed[] {
   const perQuery = exprs.map((e) => exprNeeds(e));
   const switches = [...new Set(perQuery.flatMap((m) => [...m.keys()]))];
   return switches.map((sw) => ({ switch: sw, all: perQuery.every((m) => m.get(sw) === true) }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stats generations: which Flussonic servers fill a panel (a family's `shapes` declaration)
+
+const FAMILY_BY_NAME = new Map(CATALOGUE.map((f) => [f.name, f]));
+
+/** What an expression reads that not every generation reports: the shapes with data, and those fields. */
+export interface ExprShapes {
+  readonly shapes: readonly StatsShape[];
+  /** The API fields (the families' `reads`) of the metrics only some generations report. */
+  readonly fields: readonly string[];
+}
+
+/**
+ * The stats generations on which an expression has data. Without `or` and `unless` every selector
+ * must have series, so only the generations all its metrics share; with them, any generation one
+ * of its alternatives has. A recording rule has what its expression has; Prometheus' own series
+ * and families without a `shapes` declaration are there on every generation.
+ */
+export function exprShapes(expr: string, seen: ReadonlySet<string> = new Set()): ExprShapes {
+  const names = [...new Set(selectors(expr).map((s) => s.metric))];
+  const perName = names.map((n) => shapesOfName(n, seen));
+  const alternatives = tokenize(expr).some((t) => t.kind === 'ident' && (t.text === 'or' || t.text === 'unless'));
+  const shapes = STATS_SHAPES.filter((shape) => (alternatives ? perName.some((p) => p.shapes.includes(shape)) : perName.every((p) => p.shapes.includes(shape))));
+  const fields = shapes.length === STATS_SHAPES.length ? [] : [...new Set(perName.filter((p) => p.shapes.length < STATS_SHAPES.length).flatMap((p) => p.fields))];
+  return { shapes, fields };
+}
+
+function shapesOfName(name: string, seen: ReadonlySet<string>): ExprShapes {
+  if (name.includes(':')) {
+    const expr = recordingRules().get(name);
+    return expr === undefined || seen.has(name) ? { shapes: STATS_SHAPES, fields: [] } : exprShapes(expr, new Set([...seen, name]));
+  }
+  const def = FAMILY_BY_NAME.get(familyOf(name));
+  return def && def.shapes.length < STATS_SHAPES.length ? { shapes: def.shapes, fields: def.reads } : { shapes: STATS_SHAPES, fields: [] };
+}
+
+/** Which generations fill a panel: `all` when every query needs one of `shapes`, else only some series. */
+export interface PanelShapes {
+  readonly shapes: readonly StatsShape[];
+  readonly all: boolean;
+  readonly fields: readonly string[];
+}
+
+/** The generations a panel's queries are limited to, or undefined when every generation fills all of it. */
+export function panelShapes(exprs: readonly string[]): PanelShapes | undefined {
+  const perQuery = exprs.map((e) => exprShapes(e));
+  const limited = perQuery.filter((q) => q.shapes.length < STATS_SHAPES.length);
+  if (limited.length === 0) return undefined;
+  const fields = [...new Set(limited.flatMap((q) => q.fields))];
+  const union = STATS_SHAPES.filter((shape) => perQuery.some((q) => q.shapes.includes(shape)));
+  if (union.length < STATS_SHAPES.length) return { shapes: union, all: true, fields };
+  // Some queries are limited: the note names the generation(s) those queries are limited to.
+  return { shapes: STATS_SHAPES.filter((shape) => limited.every((q) => q.shapes.includes(shape))), all: false, fields };
 }

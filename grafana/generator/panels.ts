@@ -17,7 +17,7 @@ import * as stat_ from '@grafana/grafana-foundation-sdk/stat';
 import * as statetimeline from '@grafana/grafana-foundation-sdk/statetimeline';
 import * as table_ from '@grafana/grafana-foundation-sdk/table';
 import * as ts from '@grafana/grafana-foundation-sdk/timeseries';
-import { panelNeeds, type FamilySwitch } from './families.js';
+import { panelNeeds, panelShapes, type FamilySwitch, type PanelShapes, type StatsShape } from './families.js';
 
 /** Every query and variable reads from the dashboard's `datasource` variable, never a fixed uid. */
 export const DATASOURCE: Readonly<common.DataSourceRef> = Object.freeze({ type: 'prometheus', uid: '${datasource}' });
@@ -72,9 +72,19 @@ export function needsNote(sw: FamilySwitch, all = true): string {
     : `${needs} the \`${key}\` collector: \`collectors.${key}: true\` in the server's config (servers[].collectors; off by default).`;
 }
 
-/** The note a panel carries when only Flussonic 2025 and later report its data (`fields`). */
-export function since2025Note(fields: string): string {
-  return `Reported by Flussonic 2025 and later (${fields}): 23.x/24.x servers leave this empty.`;
+const GENERATION: Readonly<Record<StatsShape, string>> = { flat: 'Flussonic 23.x/24.x', nested: 'Flussonic 2025 and later' };
+const SERVERS: Readonly<Record<StatsShape, string>> = { flat: '23.x/24.x servers', nested: 'Flussonic 2025 and later servers' };
+
+/**
+ * The note a panel carries when only some stats generations report its data: derived from the
+ * families' `shapes` declarations (families.ts), with the API fields they read. `all`: the whole
+ * panel; else only some of its series.
+ */
+export function generationNote(p: PanelShapes): string {
+  const by = p.shapes.map((s) => GENERATION[s]).join(' and ') || 'no Flussonic generation';
+  const others = (['flat', 'nested'] as const).filter((s) => !p.shapes.includes(s)).map((s) => SERVERS[s]).join(' and ');
+  const fields = p.fields.length > 0 ? ` (${p.fields.join(', ')})` : '';
+  return p.all ? `Reported by ${by}${fields}: ${others} leave this empty.` : `Some series are reported only by ${by}${fields}: ${others} leave some series empty.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -101,8 +111,6 @@ export interface CommonOptions {
   mappings?: ValueMapping[];
   thresholds?: ThresholdStep[];
   links?: DataLink[];
-  /** Fields only Flussonic 2025 and later report, which the panel needs: adds a note to the description. */
-  since2025?: string;
 }
 
 /** The setters every panel builder of the SDK shares, as far as the conventions use them. */
@@ -122,10 +130,12 @@ interface PanelBuilderLike {
   dataLinks(links: cog.Builder<dash.DashboardLink>[]): this;
 }
 
-/** The description, the 2025 note, and a note for every switch the queries' families need (families.ts). */
+/** The description, the stats generations and every switch the queries' families need (families.ts). */
 function description(o: CommonOptions): string {
-  const needs = panelNeeds(o.queries.map((query) => query.expr));
-  return [o.description, ...(o.since2025 ? [since2025Note(o.since2025)] : []), ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
+  const exprs = o.queries.map((query) => query.expr);
+  const needs = panelNeeds(exprs);
+  const shapes = panelShapes(exprs);
+  return [o.description, ...(shapes ? [generationNote(shapes)] : []), ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
 }
 
 function targets(queries: QuerySpec[], instant: boolean): prometheus.DataqueryBuilder[] {

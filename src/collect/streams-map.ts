@@ -22,7 +22,7 @@ import type {
   TranscoderStats,
   TranscoderTrackStats,
 } from '../flussonic/types.js';
-import { byDefault, core, defineFamilies, familyList, optional, type FamilyDecl } from '../families/define.js';
+import { byDefault, core, defineFamilies, familyList, optional, type FamilyDecl, type StatsShape } from '../families/define.js';
 import { BOOLEAN } from '../families/ranges.js';
 import type { StreamFamilyGroup } from '../config/switches.js';
 import type { SeriesWriter } from '../render/series.js';
@@ -92,6 +92,9 @@ export const STREAM_STATUSES = ['running', 'waiting', 'error'] as const;
 export const TRANSCODER_AD_MARKER_KINDS = ['input_ad_announces', 'output_ad_announces', 'output_shifted_ad_announces', 'input_ad_immediate', 'output_ad_immediate'] as const;
 
 const SS = ['server', 'stream'] as const;
+/** Reported only by Flussonic 2025 and later (the nested stats shape), or only by 23.x/24.x (flat). */
+const NESTED: readonly StatsShape[] = ['nested'];
+const FLAT: readonly StatsShape[] = ['flat'];
 const SSI = ['server', 'stream', 'input'] as const;
 const SST = ['server', 'stream', 'track'] as const;
 
@@ -114,7 +117,7 @@ export const STREAM_FAMILIES = defineFamilies(
     help: 'Stream bitrate in bytes per second (stats.bitrate x 125).' },
   inputBitrate: { name: 'flussonic_stream_input_bitrate_bytes_per_second', type: 'gauge', labels: SS, tier: optional('details', 1), reads: ['stats.input_bitrate'],
     help: 'Input bitrate in bytes per second (stats.input_bitrate x 125).' },
-  outputBitrate: { name: 'flussonic_stream_output_bitrate_bytes_per_second', type: 'gauge', labels: SS, tier: optional('details', 1), reads: ['stats.output_bitrate'],
+  outputBitrate: { name: 'flussonic_stream_output_bitrate_bytes_per_second', type: 'gauge', labels: SS, tier: optional('details', 1), reads: ['stats.output_bitrate'], shapes: FLAT,
     help: 'Bitrate of the output media in bytes per second (stats.output_bitrate x 125).' },
   outputBandwidth: { name: 'flussonic_stream_output_bandwidth_bytes_per_second', type: 'gauge', labels: SS, tier: byDefault(1), reads: ['stats.out_bandwidth', 'stats.output_bandwidth'],
     help: 'Traffic to all clients of the stream in bytes per second (stats.out_bandwidth x 125, else stats.output_bandwidth / 8).' },
@@ -126,11 +129,11 @@ export const STREAM_FAMILIES = defineFamilies(
     help: 'Clients watching the stream (stats.online_clients, else stats.client_count).' },
   playback: { name: 'flussonic_stream_playback_seconds_total', type: 'counter', labels: SS, tier: optional('details', 1), reads: ['stats.playback_duration'],
     help: 'Seconds of the stream watched by all its viewers together since it opened (stats.playback_duration); resets when the stream reopens.' },
-  retries: { name: 'flussonic_stream_retries_total', type: 'counter', labels: SS, tier: byDefault(1), reads: ['stats.retry_count'],
+  retries: { name: 'flussonic_stream_retries_total', type: 'counter', labels: SS, tier: byDefault(1), reads: ['stats.retry_count'], shapes: FLAT,
     help: 'Times the stream retried its input (stats.retry_count).' },
   droppedPackets: { name: 'flussonic_stream_input_dropped_packets_per_second', type: 'gauge', labels: SS, tier: byDefault(1), reads: ['stats.input_error_rate', 'stats.input'],
     help: 'Input packets dropped per second (stats.input_error_rate, else stats.input.error_rate).' },
-  inputErrors: { name: 'flussonic_stream_input_errors_total', type: 'counter', labels: ['server', 'stream', 'error'], tier: optional('input_errors', 10), reads: ['stats.input'],
+  inputErrors: { name: 'flussonic_stream_input_errors_total', type: 'counter', labels: ['server', 'stream', 'error'], tier: optional('input_errors', 10), reads: ['stats.input'], shapes: NESTED,
     help: 'Input errors by kind (stats.input.errors_<error>, 2025 stats shape).' },
   inputDelay: { name: 'flussonic_stream_input_delay_seconds', type: 'gauge', labels: SS, tier: byDefault(1), reads: ['stats.ts_delay'],
     help: 'Time without frames from the input, in seconds (stats.ts_delay / 1000).' },
@@ -142,25 +145,25 @@ export const STREAM_FAMILIES = defineFamilies(
     help: 'Unix time of the last client access (stats.last_access_at / 1000).' },
   backupActive: { name: 'flussonic_stream_backup_active', type: 'gauge', labels: SS, tier: byDefault(1), range: BOOLEAN, reads: ['stats.backup_running'],
     help: 'Whether the stream runs on its backup input (stats.backup_running).' },
-  inputSwitches: { name: 'flussonic_stream_input_switches_total', type: 'counter', labels: SS, tier: byDefault(1), reads: ['stats.input'],
+  inputSwitches: { name: 'flussonic_stream_input_switches_total', type: 'counter', labels: SS, tier: byDefault(1), reads: ['stats.input'], shapes: NESTED,
     help: 'Switches between inputs (stats.input.input_switches).' },
   transcoderRunning: { name: 'flussonic_stream_transcoder_running', type: 'gauge', labels: SS, tier: byDefault(1), range: BOOLEAN, reads: ['stats.running_transcoder'],
     help: 'Whether the transcoder of the stream runs (stats.running_transcoder).' },
   transcoderOverloaded: { name: 'flussonic_stream_transcoder_overloaded', type: 'gauge', labels: SS, tier: byDefault(1), range: BOOLEAN, reads: ['stats.transcoder_overloaded'],
     help: 'Whether the transcoder of the stream is overloaded (stats.transcoder_overloaded).' },
-  transcoderInfo: { name: 'flussonic_stream_transcoder_info', type: 'gauge', labels: ['server', 'stream', 'hw', 'target'], tier: optional('transcoder', 1), reads: ['stats.transcoder'],
+  transcoderInfo: { name: 'flussonic_stream_transcoder_info', type: 'gauge', labels: ['server', 'stream', 'hw', 'target'], tier: optional('transcoder', 1), reads: ['stats.transcoder'], shapes: NESTED,
     help: 'Transcoder device kind and target of the stream (stats.transcoder.hw, .target); value 1.' },
-  transcoderQualities: { name: 'flussonic_stream_transcoder_qualities', type: 'gauge', labels: SS, tier: optional('transcoder', 1), reads: ['stats.transcoder'],
+  transcoderQualities: { name: 'flussonic_stream_transcoder_qualities', type: 'gauge', labels: SS, tier: optional('transcoder', 1), reads: ['stats.transcoder'], shapes: NESTED,
     help: 'Output video tracks of the transcoder (stats.transcoder.qualities).' },
-  transcoderRestarts: { name: 'flussonic_stream_transcoder_restarts_total', type: 'counter', labels: SS, tier: optional('transcoder', 1), reads: ['stats.transcoder'],
+  transcoderRestarts: { name: 'flussonic_stream_transcoder_restarts_total', type: 'counter', labels: SS, tier: optional('transcoder', 1), reads: ['stats.transcoder'], shapes: NESTED,
     help: 'Transcoder restarts (stats.transcoder.restarts).' },
-  transcoderAdMarkers: { name: 'flussonic_stream_transcoder_ad_markers_total', type: 'counter', labels: ['server', 'stream', 'kind'], tier: optional('transcoder', 5), reads: ['stats.transcoder'],
+  transcoderAdMarkers: { name: 'flussonic_stream_transcoder_ad_markers_total', type: 'counter', labels: ['server', 'stream', 'kind'], tier: optional('transcoder', 5), reads: ['stats.transcoder'], shapes: NESTED,
     help: 'Advertising markers seen by the transcoder, by kind (stats.transcoder.<kind>).' },
-  transcoderFrames: { name: 'flussonic_stream_transcoder_frames_total', type: 'counter', labels: SS, tier: optional('transcoder', 1), reads: ['stats.transcoder'],
+  transcoderFrames: { name: 'flussonic_stream_transcoder_frames_total', type: 'counter', labels: SS, tier: optional('transcoder', 1), reads: ['stats.transcoder'], shapes: NESTED,
     help: 'Frames processed by the transcoder (stats.transcoder.frames).' },
-  transcoderDuplicated: { name: 'flussonic_stream_transcoder_duplicated_frames_total', type: 'counter', labels: SST, tier: optional('transcoder_tracks', 3), reads: ['stats.transcoder'],
+  transcoderDuplicated: { name: 'flussonic_stream_transcoder_duplicated_frames_total', type: 'counter', labels: SST, tier: optional('transcoder_tracks', 3), reads: ['stats.transcoder'], shapes: NESTED,
     help: 'Frames the transcoder duplicated to keep the frame rate (stats.transcoder.tracks[].dup_frames_added).' },
-  transcoderDropped: { name: 'flussonic_stream_transcoder_dropped_frames_total', type: 'counter', labels: SST, tier: optional('transcoder_tracks', 3), reads: ['stats.transcoder'],
+  transcoderDropped: { name: 'flussonic_stream_transcoder_dropped_frames_total', type: 'counter', labels: SST, tier: optional('transcoder_tracks', 3), reads: ['stats.transcoder'], shapes: NESTED,
     help: 'Frames the transcoder dropped over the limit (stats.transcoder.tracks[].overlimit_frames_removed).' },
   dvrEnabled: { name: 'flussonic_stream_dvr_enabled', type: 'gauge', labels: SS, tier: optional('dvr', 1), range: BOOLEAN, reads: ['stats.dvr_enabled'],
     help: 'Whether DVR recording is enabled for the stream (stats.dvr_enabled).' },

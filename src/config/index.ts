@@ -1,7 +1,7 @@
 /** The config module: loadConfig() and validateConfig() make the only ExporterConfig values. */
 export { loadConfig, parseConfigText, type LoadOptions, type ParseOptions } from './load.js';
 export { validateConfig, checkConfig, type ValidateOptions } from './validate.js';
-export { metricsPathProblem, parseListenAddress, type ListenAddress } from './values.js';
+export { metricsPathProblem, parseExternalAddress, parseListenAddress, type ListenAddress } from './values.js';
 export { DEFAULTS, SCHEMA_ONLY } from './defaults.js';
 export { configSchema } from './schema.js';
 export { LOG_LEVELS } from './schema.js';

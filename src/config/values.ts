@@ -19,6 +19,22 @@ export function parseListenAddress(text: string): ListenAddress | string {
 }
 
 /**
+ * The address at which Prometheus reaches this exporter (--web.external-address): HOST:PORT with
+ * a host (a DNS name, an IPv4 address or a bracketed IPv6 one) and a port; the text, or why not.
+ */
+export function parseExternalAddress(text: string): { readonly address: string } | string {
+  const trimmed = text.trim();
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9](?:[A-Za-z0-9.\-_]*[A-Za-z0-9])?)):(\d{1,5})$/.exec(trimmed);
+  const example = '(e.g. "flussonic-exporter-0.flussonic-exporter-headless:9228", "10.0.0.7:9228", "[fd00::7]:9228")';
+  if (!match) return `${JSON.stringify(text)} is not HOST:PORT with a host name or address ${example}`;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return `port ${port} is out of range (1-65535)`;
+  const host = match[1] ?? match[2]!;
+  if (host === '0.0.0.0' || /^[0:]+$/.test(host)) return `${host} is no address to scrape: name this replica's own address ${example}`;
+  return { address: trimmed };
+}
+
+/**
  * Why a metrics path is not one (also for --web.telemetry-path), or undefined; `reserved`: the
  * paths of other routes (a trailing slash is ignored when routing, so `/-/ready/` is taken too).
  */

@@ -29,6 +29,13 @@ export type FamilyOwner = 'self' | 'server' | 'streams' | 'sessions' | 'dvrs' | 
 
 export type Tier = 'core' | 'default' | 'optional';
 
+/**
+ * The stream stats generations of Flussonic: `flat` (23.x/24.x) and `nested` (2025 and later).
+ * A family only one of them reports says so (`shapes`), and the dashboards' notes follow.
+ */
+export type StatsShape = 'flat' | 'nested';
+export const STATS_SHAPES: readonly StatsShape[] = Object.freeze(['flat', 'nested']);
+
 /** A family's place in the budget. */
 export interface TierSpec {
   readonly tier: Tier;
@@ -73,6 +80,8 @@ export interface FamilyDecl {
    * on reads it.
    */
   readonly reads?: readonly string[];
+  /** The stats generations whose servers report it, when not every one does. */
+  readonly shapes?: readonly StatsShape[];
   readonly groupByLabels?: boolean;
 }
 
@@ -87,6 +96,8 @@ export interface FamilyDef extends TierSpec {
   /** Valid values: a value outside is not exported but counted (ranges.ts). */
   readonly range: ValueRange;
   readonly reads: readonly string[];
+  /** The stats generations whose servers report it (both unless the declaration says otherwise). */
+  readonly shapes: readonly StatsShape[];
   /**
    * Place in the shedding order of its collector, first shed first: optional families in the
    * collector's order, then default ones; -1 for core families (never shed).
@@ -115,7 +126,7 @@ export function defineFamilies<K extends string>(
   }
   const out = {} as Record<K, FamilyDef>;
   for (const key of keys) {
-    const { tier = core(), range, reads = [], groupByLabels = false, ...decl } = decls[key];
+    const { tier = core(), range, reads = [], shapes = STATS_SHAPES, groupByLabels = false, ...decl } = decls[key];
     // Every property set, in one order: one object shape for every family the writer sees.
     out[key] = Object.freeze({
       name: decl.name,
@@ -129,6 +140,7 @@ export function defineFamilies<K extends string>(
       switch: tier.switch,
       perUnit: tier.perUnit,
       reads: Object.freeze([...reads]),
+      shapes: Object.freeze([...shapes]),
       shedRank: sheddable.indexOf(key),
     });
   }

@@ -5,9 +5,12 @@
  *    replica owns; a URL, host:port or any unknown name is refused, so /probe can never be made to
  *    fetch anything (no SSRF).
  *  - `GET /sd`: Prometheus http_sd_configs JSON with the servers this replica owns, each pointing
- *    at this exporter's /probe (`__param_target`). `/sd?scrape=metrics` lists this replica's own
- *    /metrics instead, for a job that scrapes every replica whole.
- * The address in /sd is the Host the request came to: Prometheus reaches the exporter there.
+ *    at this exporter's /probe (`__param_target`) and labelled `instance` and `server` = its name,
+ *    so that Prometheus keeps one target, and one `up`, per server. `/sd?scrape=metrics` lists
+ *    this replica's own /metrics instead, for a job that scrapes every replica whole.
+ * The address in /sd is this replica's own: --web.external-address when given, else the local
+ * address of the connection the request came in on. Never the request's Host header: a client
+ * must not be able to point Prometheus somewhere else through a header it chose.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetView } from '../fleet/fleet.js';
@@ -25,6 +28,8 @@ export interface FleetRouteDeps {
   readonly exposition: ExpositionCache;
   readonly metricsPath: string;
   readonly statuses: () => readonly TargetStatus[];
+  /** HOST:PORT at which Prometheus reaches this replica (--web.external-address). */
+  readonly externalAddress?: string;
 }
 
 /** Where the two routes are served (from the route table): each answer may name the other. */
@@ -68,22 +73,25 @@ function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDep
   return sendExposition(reply, cached ?? EMPTY, finalPiece(upText), acceptsGzip(request.headers['accept-encoding']));
 }
 
-/** Host[:port] as the request named it; anything else falls back to the socket's own address. */
-function selfAddress(request: FastifyRequest): string {
-  const host = request.headers.host;
-  if (host && /^[A-Za-z0-9.\-_]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) return host;
-  const address = request.socket.localAddress ?? '127.0.0.1';
+/** This replica's address: the configured one, else the local address and port of the connection. */
+function selfAddress(request: FastifyRequest, configured: string | undefined): string {
+  if (configured !== undefined) return configured;
+  const local = request.socket.localAddress ?? '127.0.0.1';
   const port = request.socket.localPort ?? 9228;
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+  // An IPv4 client on a dual-stack socket arrives as ::ffff:a.b.c.d.
+  const address = local.startsWith('::ffff:') && local.includes('.') ? local.slice('::ffff:'.length) : local;
+  return address.includes(':') ? `[${address.replace(/%.*$/, '')}]:${port}` : `${address}:${port}`;
 }
 
 function sd(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps, paths: FleetPaths): FastifyReply {
   const scrape = (request.query as Record<string, unknown>).scrape ?? 'probe';
   if (scrape !== 'probe' && scrape !== 'metrics') return text(reply, 400, 'scrape must be probe (default) or metrics');
-  const address = selfAddress(request);
-  // No `server` or shard label here: the samples carry `server` already (a target label of the same
-  // name would rename theirs to exported_server), and a shard label would change every series'
-  // identity when the replica count changes.
+  const address = selfAddress(request, deps.externalAddress);
+  // Per server: `instance` is the server's name, so the targets of one replica (one address) stay
+  // apart and each has its own `up`; `server` puts the name on `up` and scrape_* as on every other
+  // series. The samples carry `server` already: the job sets honor_labels: true (docs/fleet.md), or
+  // Prometheus keeps theirs as exported_server beside it. No shard label: it would change every
+  // series' identity when the replica count changes.
   const groups =
     scrape === 'metrics'
       ? [{ targets: [address], labels: { __metrics_path__: deps.metricsPath } }]
@@ -92,7 +100,7 @@ function sd(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps, 
           .filter((t) => t.kind === 'server')
           .map((t) => ({
             targets: [address],
-            labels: { ...t.labels, __metrics_path__: paths.probe, __param_target: t.name },
+            labels: { ...t.labels, instance: t.name, server: t.name, __metrics_path__: paths.probe, __param_target: t.name },
           }));
   return reply.code(200).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(groups));
 }

@@ -55,6 +55,8 @@ export interface RouteDeps {
   readonly ready: () => boolean;
   /** Owned targets and shard, for the fleet routes and the landing page (absent: no fleet routes). */
   readonly fleet?: FleetView;
+  /** HOST:PORT /sd lists as this replica's address (--web.external-address); absent: the connection's local address. */
+  readonly externalAddress?: string;
   /** Demo mode: the landing page says the data is simulated. */
   readonly demo?: boolean;
   /** --web.health-without-auth: /-/healthy and /-/ready answer without basic auth. */

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { ConfigDir } from '../config/config-files.js';
 import { COLLECTORS } from '../../src/collect/index.js';
+import { CATALOGUE } from '../../src/serve/catalogue.js';
+import { COLLECTOR_DEFAULTS } from '../../src/config/switches.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 import { ensureBuilt, ExporterProcess, killAll, runToExit } from './exporter-process.js';
 
@@ -205,8 +207,8 @@ describe('simulate', () => {
 });
 
 describe('--demo', () => {
-  test('serves flussonic_ metrics of the embedded simulator: every built-in collector and catena', async () => {
-    const exporter = new ExporterProcess(['--demo', '--listen-address', '127.0.0.1:0']);
+  test('--demo-full serves flussonic_ metrics of the embedded simulator: every built-in collector and catena', async () => {
+    const exporter = new ExporterProcess(['--demo-full', '--listen-address', '127.0.0.1:0']);
     const base = await exporter.baseUrl();
     await waitUntilReady(base);
     const metrics = await text(`${base}/metrics`);
@@ -224,6 +226,28 @@ describe('--demo', () => {
     expect(metrics).toMatch(/^flussonic_catena_subscriptions_created_total\{catena="demo",portal="demo",package="[^"]+"\} \d+/m);
     expect(metrics).toMatch(/^flussonic_catena_billed_amount_total\{catena="demo",portal="demo",package="[^"]+",currency="EUR"\} /m);
     expect(exporter.logs.some((l) => typeof l.msg === 'string' && l.msg.startsWith('DEMO MODE'))).toBe(true);
+    exporter.child.kill('SIGTERM');
+    expect((await exporter.exitWithin(5000)).code).toBe(0);
+  }, 30_000);
+
+  test('--demo alone runs the default settings: default collectors and families only, as a new config gets', async () => {
+    const exporter = new ExporterProcess(['--demo', '--listen-address', '127.0.0.1:0']);
+    const base = await exporter.baseUrl();
+    await waitUntilReady(base);
+    const metrics = await text(`${base}/metrics`);
+    expect(metrics).toMatch(/^flussonic_up\{server="demo"\} 1$/m);
+    for (const [collector, on] of Object.entries(COLLECTOR_DEFAULTS)) {
+      const ran = new RegExp(`^flussonic_exporter_collector_success\\{server="demo",collector="${collector}"\\} 1$`, 'm');
+      if (on) expect(metrics, collector).toMatch(ran);
+      else expect(metrics, collector).not.toMatch(new RegExp(`collector="${collector}"`));
+    }
+    // Core and default stream families, none of the optional ones.
+    expect(metrics).toMatch(/^flussonic_stream_alive\{server="demo",/m);
+    expect(metrics).toMatch(/^flussonic_stream_output_bandwidth_bytes_per_second\{server="demo",/m);
+    const optional = CATALOGUE.filter((f) => f.tier === 'optional').map((f) => f.name);
+    expect(optional.length).toBeGreaterThan(0);
+    expect(optional.filter((name) => new RegExp(`^${name}(_bucket|_sum|_count)?\\{`, 'm').test(metrics))).toEqual([]);
+    expect(metrics).toMatch(/^flussonic_catena_up\{catena="demo"\} 1$/m);
     exporter.child.kill('SIGTERM');
     expect((await exporter.exitWithin(5000)).code).toBe(0);
   }, 30_000);

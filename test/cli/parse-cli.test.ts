@@ -1,6 +1,6 @@
 /** Arguments to commands, in-process (the spawned-process tests are in main.test.ts). */
 import { describe, expect, test } from 'vitest';
-import { applyOverrides, DEMO_LISTEN_ADDRESS, listenAddresses, parseCli, UsageError, CONFIG_ENV } from '../../src/cli.js';
+import { applyOverrides, DEMO_LISTEN_ADDRESS, listenAddresses, parseCli, UsageError, CONFIG_ENV, EXTERNAL_ADDRESS_ENV } from '../../src/cli.js';
 import { DEFAULT_LIMITS } from '../../src/serve/limits.js';
 import { validateConfig } from '../../src/config/index.js';
 
@@ -33,6 +33,13 @@ describe('parseCli', () => {
     expect(parseCli(['--demo', '--demo-shape=nested'], NO_ENV)).toMatchObject({ source: { kind: 'demo', shape: 'nested' } });
     expect(() => parseCli(['--demo', '--demo-shape', 'Flat'], NO_ENV)).toThrow(/^--demo-shape: expected one of nested, flat, got "Flat"$/);
     expect(() => parseCli(['--config', 'a.yaml', '--demo-shape', 'flat'], NO_ENV)).toThrow(/--demo-shape .*add --demo/);
+  });
+
+  test('--demo-full is the demo with every switch on (the full tour); --demo alone says nothing of it', () => {
+    expect(parseCli(['--demo-full'], NO_ENV)).toMatchObject({ kind: 'run', source: { kind: 'demo', shape: 'nested', full: true }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS] } });
+    expect(parseCli(['--demo', '--demo-full', '--demo-shape', 'flat'], NO_ENV)).toMatchObject({ source: { kind: 'demo', shape: 'flat', full: true } });
+    expect((parseCli(['--demo'], NO_ENV) as { source: object }).source).not.toHaveProperty('full');
+    expect(() => parseCli(['--demo-full', '--config', 'a.yaml'], NO_ENV)).toThrow(/exclude each other/);
   });
 
   test('--demo with --config is refused (the demo never mixes with real targets)', () => {
@@ -114,5 +121,25 @@ describe('the ecosystem flags (exporter-toolkit spelling)', () => {
     bad(['--web.max-connections', 'many'], /^--web.max-connections: expected a whole number/);
     bad(['--web.read-header-timeout', '10'], /^--web.read-header-timeout: expected a duration like 10s/);
     bad(['--web.config.file', ''], /^--web.config.file: empty path/);
+  });
+});
+
+describe('--web.external-address: where Prometheus reaches this replica (/sd)', () => {
+  test(`takes HOST:PORT, else ${EXTERNAL_ADDRESS_ENV}; the flag wins`, () => {
+    const web = (args: string[], env: Record<string, string> = {}) => (parseCli(['--config', 'a.yaml', ...args], env) as { web: { externalAddress?: string } }).web.externalAddress;
+    expect(web([])).toBeUndefined();
+    expect(web(['--web.external-address', 'flussonic-exporter-0.flussonic-exporter-headless.monitoring.svc:9228'])).toBe('flussonic-exporter-0.flussonic-exporter-headless.monitoring.svc:9228');
+    expect(web(['--web.external-address=10.0.0.7:9228'])).toBe('10.0.0.7:9228');
+    expect(web(['--web.external-address', '[fd00::7]:9228'])).toBe('[fd00::7]:9228');
+    expect(web([], { [EXTERNAL_ADDRESS_ENV]: 'pod-1.svc:9228' })).toBe('pod-1.svc:9228');
+    expect(web([], { [EXTERNAL_ADDRESS_ENV]: ' ' })).toBeUndefined();
+    expect(web(['--web.external-address', 'a:1'], { [EXTERNAL_ADDRESS_ENV]: 'b:2' })).toBe('a:1');
+  });
+
+  test('refuses what is no address to scrape, naming the flag or the variable', () => {
+    for (const bad of ['http://x:9228', 'x', ':9228', 'x:0', 'x:70000', '0.0.0.0:9228', '[::]:9228', 'x:9228/sd', 'user@x:9228']) {
+      expect(() => parseCli(['--demo', '--web.external-address', bad], NO_ENV), bad).toThrow(/^--web.external-address: /);
+    }
+    expect(() => parseCli(['--demo'], { [EXTERNAL_ADDRESS_ENV]: 'x' })).toThrow(new RegExp(`^\\$${EXTERNAL_ADDRESS_ENV}: `));
   });
 });

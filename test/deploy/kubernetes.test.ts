@@ -13,6 +13,7 @@ import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/mon
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULTS } from '../../src/config/index.js';
+import { EXTERNAL_ADDRESS_ENV, parseCli } from '../../src/cli.js';
 import {
   DEPLOY_DIR, readKustomization, renderKustomization, selects, single, sourceObjects, validateObject, type KubeObject,
 } from './manifests.js';
@@ -89,6 +90,25 @@ describe('deploy/kubernetes StatefulSet', () => {
     expect(c.ports).toEqual([{ name: 'http', containerPort: DEFAULTS.listenPort, protocol: 'TCP' }]);
     expect(c.livenessProbe?.httpGet).toEqual({ path: '/-/healthy', port: 'http' });
     expect(c.readinessProbe?.httpGet).toEqual({ path: '/-/ready', port: 'http' });
+  });
+
+  test('gives each replica its own stable address for /sd: the pod name under the headless Service', () => {
+    const env = container(objects).env ?? [];
+    const index = (name: string) => env.findIndex((e) => e.name === name);
+    const address = env[index(EXTERNAL_ADDRESS_ENV)]?.value;
+    const headless = (objects.filter((o) => o.kind === 'Service') as unknown as IService[]).find((s) => s.spec?.clusterIP === 'None');
+    expect(headless).toBeDefined();
+    expect(statefulSet(objects).spec!.serviceName).toBe(headless!.metadata!.name);
+    expect(address).toBe(`$(POD_NAME).${headless!.metadata!.name}.$(POD_NAMESPACE).svc:${DEFAULTS.listenPort}`);
+    // Kubernetes expands $(VAR) only from variables defined before it.
+    expect(env[index('POD_NAME')]?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
+    expect(env[index('POD_NAMESPACE')]?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.namespace');
+    expect(index('POD_NAME')).toBeLessThan(index(EXTERNAL_ADDRESS_ENV));
+    expect(index('POD_NAMESPACE')).toBeLessThan(index(EXTERNAL_ADDRESS_ENV));
+    // As the pod expands it, the exporter takes it.
+    const expanded = address!.replace('$(POD_NAME)', 'flussonic-exporter-1').replace('$(POD_NAMESPACE)', 'monitoring');
+    const command = parseCli(['--demo'], { [EXTERNAL_ADDRESS_ENV]: expanded });
+    expect(command).toMatchObject({ web: { externalAddress: expanded } });
   });
 
   test('runs as non-root with a read-only root filesystem and no capabilities', () => {

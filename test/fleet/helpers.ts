@@ -22,9 +22,12 @@ export interface Harness {
 
 const running: Exporter[] = [];
 
-export function startExporter(config: ExporterConfig, shard?: ShardSpec): Harness {
+/** The address /sd names unless a test gives another (`null`: none, the connection's local address). */
+export const EXTERNAL_ADDRESS = 'exporter.test:9228';
+
+export function startExporter(config: ExporterConfig, shard?: ShardSpec, externalAddress: string | null = EXTERNAL_ADDRESS): Harness {
   const log = captureLogger();
-  const exporter = createExporter({ config, logger: log.logger, version: 'test', ...(shard ? { shard } : {}) });
+  const exporter = createExporter({ config, logger: log.logger, version: 'test', ...(shard ? { shard } : {}), ...(externalAddress !== null ? { externalAddress } : {}) });
   running.push(exporter);
   return {
     exporter,

@@ -1,4 +1,5 @@
 /** /probe and /sd: a memory read of one owned target, refusals, and http_sd JSON of the owned set. */
+import { request as httpRequest } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { shardOf } from '../../src/fleet/shard.js';
@@ -6,7 +7,7 @@ import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simul
 import { parseSamples, samples, value } from '../helpers/exposition.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { serverConfig } from '../helpers/runtime.js';
-import { fleetConfig, startExporter, stopExporters } from './helpers.js';
+import { EXTERNAL_ADDRESS, fleetConfig, startExporter, stopExporters } from './helpers.js';
 
 let sim: RunningSimulator;
 let down: RunningSimulator;
@@ -121,5 +122,48 @@ describe('/sd', () => {
     const self = JSON.parse((await h.get('/sd?scrape=metrics')).body) as unknown;
     expect(self).toEqual([{ targets: ['exporter.test:9228'], labels: { __metrics_path__: '/metrics' } }]);
     expect((await h.get('/sd?scrape=other')).status).toBe(400);
+  });
+});
+
+describe('/sd: one target per server, at the address this replica was given', () => {
+  type Group = { targets: string[]; labels: Record<string, string> };
+
+  test('labels each server\'s target with instance and server = its name, so each has its own up', async () => {
+    const h = startExporter(fleetConfig(NAMES.map((n) => serverConfig(n, sim.url)), {}, []));
+    const groups = JSON.parse((await h.get('/sd')).body) as Group[];
+    expect(groups.map((g) => g.labels.__param_target).sort()).toEqual([...NAMES].sort());
+    for (const g of groups) {
+      expect(g.labels.instance).toBe(g.labels.__param_target);
+      expect(g.labels.server).toBe(g.labels.__param_target);
+    }
+    // Prometheus tells targets apart by their labels after relabelling (instance, job, ...):
+    // every server's target is distinct although all share this replica's address.
+    expect(new Set(groups.map((g) => `${g.targets.join()} ${g.labels.instance}`)).size).toBe(NAMES.length);
+  });
+
+  test('never takes the address from the Host header: the configured one, else the connection\'s local address', async () => {
+    const configured = startExporter(fleetConfig([serverConfig('edge-1', sim.url)], {}, []));
+    for (const host of ['attacker.example:8080', 'evil.example', '127.0.0.1:1']) {
+      const r = await configured.exporter.app.inject({ method: 'GET', url: '/sd', headers: { host } });
+      const answer = JSON.parse(r.body) as Group[];
+      expect(answer.flatMap((g) => g.targets)).toEqual([EXTERNAL_ADDRESS]);
+      expect(r.body).not.toContain(host.split(':')[0]);
+      const self = JSON.parse((await configured.exporter.app.inject({ method: 'GET', url: '/sd?scrape=metrics', headers: { host } })).body) as Group[];
+      expect(self.flatMap((g) => g.targets)).toEqual([EXTERNAL_ADDRESS]);
+    }
+
+    // Without --web.external-address: the address and port the request came in on, over a real socket.
+    const plain = startExporter(fleetConfig([serverConfig('edge-1', sim.url)], {}, []), undefined, null);
+    await plain.exporter.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = plain.exporter.app.server.address() as { port: number };
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/sd', headers: { host: 'attacker.example:8080' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
+      });
+      req.on('error', reject).end();
+    });
+    expect((JSON.parse(body) as Group[]).flatMap((g) => g.targets)).toEqual([`127.0.0.1:${port}`]);
+    expect(body).not.toContain('attacker');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * End to end, once per stats shape of the demo (--demo-shape nested: Flussonic 2025 and later;
- * flat: 23.x/24.x): the exporter in demo mode, scraped every second by a real Prometheus that
+ * flat: 23.x/24.x): the exporter in the demo's full tour (--demo-full, every switch on), scraped every second by a real Prometheus that
  * loads grafana/rules; every panel query of every dashboard is evaluated through Prometheus' HTTP
  * API with real variable values, as Grafana would send it, and every alert is checked for whether
  * the series it needs exist on that shape. Each shape prints its figures and every empty query
@@ -8,21 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBinary } from '../helpers/promtool.js';
-import {
-  alertRules,
-  labelsOfMetric,
-  loadDashboards,
-  loadRuleFiles,
-  panelQueries,
-  recordingRules,
-  RULES_DIR,
-  variableQuery,
-  type DashboardJson,
-  type PanelQuery,
-} from './artifacts.js';
+import { alertRules, loadDashboards, loadRuleFiles, panelQueries, RULES_DIR, type PanelQuery } from './artifacts.js';
 import { alertCoverage } from './coverage.js';
 import { demoMode, resultSize, startDemoStack, waitFor, type DemoStack, type PrometheusApi } from './harness.js';
-import { labelValuesQuery, promqlRegexOf, selectors, substituteVariables } from './promql.js';
+import { substituteVariables } from './promql.js';
+import { variableValues } from './variables.js';
 
 const JOB = 'flussonic-exporter';
 const SHAPES = ['nested', 'flat'] as const;
@@ -97,7 +87,6 @@ function key(q: Pick<PanelQuery, 'dashboard' | 'panelTitle' | 'refId'>): string 
 const prometheusPath = findBinary('prometheus');
 const demo = demoMode();
 if (!demo.ok) console.warn(`skipping the Grafana end-to-end test: ${demo.reason}`);
-const records = new Set(recordingRules().map((r) => r.record));
 
 /** Why a query is empty by design on a shape, or undefined when it must return data. */
 function excuse(q: PanelQuery, shape: Shape): string | undefined {
@@ -112,7 +101,8 @@ for (const shape of SHAPES) {
 
     beforeAll(async () => {
       if (!demo.ok) return;
-      stack = await startDemoStack(demo.main, prometheusPath!, shape, JOB, `${RULES_DIR}/*.rules.yml`);
+      // The full tour: every collector and family switch on (demo-defaults.test.ts runs --demo alone).
+      stack = await startDemoStack(demo.main, prometheusPath!, shape, JOB, `${RULES_DIR}/*.rules.yml`, ['--demo-full']);
       api = stack.api;
       await waitFor(`${SCRAPES} scrapes of the exporter and the recording rules evaluated`, 30_000, async () => {
         const scrapes = await api.query(`count_over_time(up{job="${JOB}"}[1m])`);
@@ -149,7 +139,7 @@ for (const shape of SHAPES) {
       let total = 0;
       let withData = 0;
       for (const dashboard of dashboards) {
-        const values = await variableValues(api, dashboard);
+        const values = await variableValues(api, dashboard, INTERVALS);
         for (const q of panelQueries(dashboard)) {
           total += 1;
           const expr = substituteVariables(q.expr, values);
@@ -198,42 +188,4 @@ for (const shape of SHAPES) {
       expect(coverage.filter((c) => c.canFire && excused(c.alert) !== undefined).map((c) => `${c.alert} can fire on ${shape}: remove it from CANNOT_FIRE`)).toEqual([]);
     });
   });
-}
-
-/**
- * Real values for the variables of a dashboard, found as Grafana finds them: each variable's
- * label_values() query with the variables before it filled in. Every value is selected (like
- * All, but spelled out), except stream: a few real streams, one for each stream-level family the
- * dashboard shows (so that the transcoder, DVR and track panels each have a stream with data).
- */
-async function variableValues(api: PrometheusApi, dashboard: DashboardJson): Promise<Record<string, string>> {
-  const values: Record<string, string> = { ...INTERVALS };
-  for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
-    const { selector, label } = labelValuesQuery(variableQuery(v));
-    const options = await api.labelValues(substituteVariables(selector, values), label);
-    if (options.length === 0) throw new Error(`${dashboard.uid}: $${v.name} has no values (${selector})`);
-    const chosen = v.name === 'stream' ? await representativeStreams(api, dashboard, values, options) : options;
-    values[v.name] = promqlRegexOf(chosen);
-  }
-  return values;
-}
-
-async function representativeStreams(
-  api: PrometheusApi,
-  dashboard: DashboardJson,
-  values: Record<string, string>,
-  options: string[],
-): Promise<string[]> {
-  const families = new Set(
-    panelQueries(dashboard)
-      .flatMap((q) => selectors(q.expr))
-      .map((s) => s.metric)
-      .filter((m) => labelsOfMetric(m, records)?.includes('stream')),
-  );
-  const chosen = new Set<string>([options[0]!]);
-  for (const family of [...families].sort()) {
-    const matching = await api.labelValues(`${family}{job=~"${values.job}",server=~"${values.server}"}`, 'stream');
-    if (matching.length > 0 && !matching.some((s) => chosen.has(s))) chosen.add(matching[0]!);
-  }
-  return [...chosen].sort();
 }

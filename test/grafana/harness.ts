@@ -139,11 +139,11 @@ export interface DemoStack {
 }
 
 /**
- * `node dist/main.js --demo --demo-shape SHAPE` and a Prometheus that scrapes it every second
- * as job `job`, with `ruleFiles` (a glob) loaded; both on free loopback ports, in a temporary
+ * `node dist/main.js --demo --demo-shape SHAPE [demoArgs]` and a Prometheus that scrapes it every
+ * second as job `job`, with `ruleFiles` (a glob) loaded; both on free loopback ports, in a temporary
  * directory that stop() removes. Resolves once both answer; on a failure it stops what it started.
  */
-export async function startDemoStack(main: string, prometheusPath: string, shape: string, job: string, ruleFiles: string): Promise<DemoStack> {
+export async function startDemoStack(main: string, prometheusPath: string, shape: string, job: string, ruleFiles: string, demoArgs: readonly string[] = []): Promise<DemoStack> {
   const dir = mkdtempSync(join(tmpdir(), `flussonic-grafana-e2e-${shape}-`));
   let exporter: Spawned | undefined;
   let prometheus: Spawned | undefined;
@@ -154,7 +154,7 @@ export async function startDemoStack(main: string, prometheusPath: string, shape
   };
   try {
     const exporterPort = await freePort();
-    const args = [main, '--demo', '--demo-shape', shape, '--listen-address', `127.0.0.1:${exporterPort}`, '--log-level', 'warn'];
+    const args = [main, '--demo', ...demoArgs, '--demo-shape', shape, '--listen-address', `127.0.0.1:${exporterPort}`, '--log-level', 'warn'];
     exporter = spawnLogged(`exporter (${shape})`, process.execPath, args);
     const ex = exporter;
     await waitFor(`the ${shape} demo exporter to serve flussonic_up`, 20_000, async () => {

@@ -219,7 +219,6 @@ export function fleetDashboard(): Dashboard {
         title: 'Most input errors',
         description:
           'Streams with the most input errors per second, all kinds together, over the last 5 minutes.',
-        since2025: 'stats.input.errors_*',
         unit: 'cps',
         w: 12,
         hide: ['job'],

@@ -103,7 +103,6 @@ export function streamDashboard(): Dashboard {
       timeseries({
         title: 'Input errors by kind',
         description: 'Input errors per second by kind.',
-        since2025: 'stats.input.errors_*',
         unit: 'cps',
         queries: [
           q(`sum by (server, stream, error) (rate(${f('flussonic_stream_input_errors_total')}[$__rate_interval]))`, '{{stream}} {{error}}'),
@@ -225,7 +224,6 @@ export function streamDashboard(): Dashboard {
       table({
         title: 'Transcoder',
         description: 'Device kind (hw), target and number of output video qualities of each transcoder.',
-        since2025: 'stats.transcoder',
         unit: 'short',
         w: 12,
         merge: true,
@@ -239,7 +237,6 @@ export function streamDashboard(): Dashboard {
       timeseries({
         title: 'Transcoder restarts',
         description: 'Restarts of the transcoder per minute.',
-        since2025: 'stats.transcoder.restarts',
         unit: 'cpm',
         queries: [
           q(`60 * sum by (server, stream) (rate(${f('flussonic_stream_transcoder_restarts_total')}[$__rate_interval]))`, '{{server}} {{stream}}'),
@@ -248,7 +245,6 @@ export function streamDashboard(): Dashboard {
       timeseries({
         title: 'Transcoder frames',
         description: 'Frames per second the transcoder processed, dropped over the limit, and duplicated to keep the frame rate.',
-        since2025: 'stats.transcoder.frames and .tracks',
         unit: 'short',
         w: 24,
         queries: [

@@ -134,7 +134,6 @@ export function transcodersDashboard(): Dashboard {
       timeseries({
         title: 'Transcoded frames',
         description: 'Frames per second each transcoder processed.',
-        since2025: 'stats.transcoder.frames',
         unit: 'short',
         queries: [
           q(`sum by (server, stream) (rate(${transcoder('flussonic_stream_transcoder_frames_total')}[$__rate_interval]))`, '{{server}} {{stream}}'),
@@ -143,7 +142,6 @@ export function transcodersDashboard(): Dashboard {
       timeseries({
         title: 'Dropped and duplicated frames',
         description: 'Frames per second the transcoders dropped over the limit or duplicated to keep the frame rate: both mean the transcoder or its input cannot keep pace.',
-        since2025: 'stats.transcoder.tracks',
         unit: 'short',
         queries: [
           q(`sum by (server, stream) (rate(${transcoder('flussonic_stream_transcoder_dropped_frames_total')}[$__rate_interval]))`, '{{stream}} dropped'),
@@ -153,7 +151,6 @@ export function transcodersDashboard(): Dashboard {
       timeseries({
         title: 'Transcoder restarts',
         description: 'Restarts of each transcoder per minute.',
-        since2025: 'stats.transcoder.restarts',
         unit: 'cpm',
         queries: [
           q(`60 * sum by (server, stream) (rate(${transcoder('flussonic_stream_transcoder_restarts_total')}[$__rate_interval]))`, '{{server}} {{stream}}'),
@@ -162,7 +159,6 @@ export function transcodersDashboard(): Dashboard {
       timeseries({
         title: 'Transcoders per device kind',
         description: 'Running transcoders by device kind (cpu, nvenc, qsv, ...).',
-        since2025: 'stats.transcoder.hw',
         unit: 'none',
         stack: true,
         queries: [
