@@ -9,21 +9,23 @@ import { WebConfigError } from './serve/web-config.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
 import { isConfigError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
+import { LOG_FORMATS, type LogFormat } from './logger.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 
 export const USAGE = `Usage:
-  flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
-  flussonic-exporter --config FILE --check-config [--web.config.file FILE]
+  flussonic-exporter --config.file FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
+  flussonic-exporter --config.file FILE --config.check [--web.config.file FILE] [options]
   flussonic-exporter --demo [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
 Prometheus exporter for Flussonic Media Server (API v3) and the Catena operations log.
 
 Options:
-  -c, --config FILE                YAML config (default: $${CONFIG_ENV}); see config.example.yaml
-      --check-config               validate the config (and --web.config.file), print every problem,
-                                   exit 0 (valid) or 2
+  -c, --config.file FILE           YAML config (default: $${CONFIG_ENV}); see config.example.yaml.
+                                   Alias: --config
+      --config.check               validate the config, --web.config.file and the other flags, print
+                                   every problem, exit 0 (valid) or 2. Alias: --check-config
       --demo                       poll an embedded simulator on a loopback port (simulated data!);
                                    listens on 127.0.0.1:9228 unless --web.listen-address says otherwise
       --demo-shape SHAPE           stream stats of the demo: nested (Flussonic 2025, default) or flat (23.x/24.x)
@@ -38,14 +40,17 @@ Options:
       --web.idle-timeout D         how long an idle keep-alive connection is kept (default ${formatDuration(DEFAULT_LIMITS.idleTimeoutMs)})
       --web.request-timeout D      time to receive a whole request, and the longest stall while
                                    the response is written (default ${formatDuration(DEFAULT_LIMITS.requestTimeoutMs)})
-      --log-level LEVEL            debug | info | warn | error, overrides log_level
+      --web.enable-lifecycle       serve POST /-/reload (reloads like SIGHUP); without it 403
+      --log.level LEVEL            debug | info | warn | error, overrides log_level. Alias: --log-level
+      --log.format FORMAT          json (default: one JSON object a line) or logfmt (key=value lines)
       --shard N                    poll only the servers whose name hashes to shard N (0-based) ...
       --total-shards M             ... of M replicas (kube-state-metrics style sharding)
       --shard-from-hostname        take N from the StatefulSet pod name (HOSTNAME=name-N)
   -v, --version                    print the version
   -h, --help                       print this help
 
-Signals: SIGHUP reloads the config and the web config (a bad one is logged and the old one kept);
+Signals: SIGHUP (or POST /-/reload with --web.enable-lifecycle) reloads the config and the web
+config (a bad one is logged and the old one kept);
 SIGTERM/SIGINT stop cleanly. Exit codes: 0 clean stop, 2 bad config or arguments, 1 runtime failure.`;
 
 /** Bad arguments: printed with a hint to --help, exit code 2. */
@@ -71,6 +76,8 @@ export type DemoShape = (typeof DEMO_SHAPES)[number];
 export interface WebOptions {
   readonly configFile?: string;
   readonly limits: HttpLimits;
+  /** --web.enable-lifecycle: POST /-/reload reloads; absent, it answers 403. */
+  readonly enableLifecycle?: true;
 }
 
 export type RunSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'demo'; readonly shape: DemoShape };
@@ -80,13 +87,27 @@ export type CliCommand =
   | { readonly kind: 'version' }
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
   | { readonly kind: 'check'; readonly configPath: string; readonly webConfigFile?: string }
-  | { readonly kind: 'run'; readonly source: RunSource; readonly overrides: Overrides; readonly web: WebOptions; readonly shard?: ShardSpec };
+  | {
+      readonly kind: 'run';
+      readonly source: RunSource;
+      readonly overrides: Overrides;
+      readonly web: WebOptions;
+      readonly shard?: ShardSpec;
+      /** --log.format, when given (default json). */
+      readonly logFormat?: LogFormat;
+    };
 
 /** Where the demo listens unless told otherwise: simulated data is not for the network. */
 export const DEMO_LISTEN_ADDRESS: ListenAddress = Object.freeze({ host: '127.0.0.1', port: 9228 });
 
+/**
+ * Every flag. The dotted names are the Prometheus exporters' (node_exporter, blackbox_exporter);
+ * the older names stay as aliases (ALIASES).
+ */
 const OPTIONS = {
-  config: { type: 'string', short: 'c' },
+  'config.file': { type: 'string', short: 'c' },
+  config: { type: 'string' },
+  'config.check': { type: 'boolean' },
   'check-config': { type: 'boolean' },
   demo: { type: 'boolean' },
   'demo-shape': { type: 'string' },
@@ -99,7 +120,10 @@ const OPTIONS = {
   'web.read-header-timeout': { type: 'string' },
   'web.idle-timeout': { type: 'string' },
   'web.request-timeout': { type: 'string' },
+  'web.enable-lifecycle': { type: 'boolean' },
+  'log.level': { type: 'string' },
   'log-level': { type: 'string' },
+  'log.format': { type: 'string' },
   shard: { type: 'string' },
   'total-shards': { type: 'string' },
   'shard-from-hostname': { type: 'boolean' },
@@ -107,40 +131,68 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** Old flag names, each beside the one it stands for (both may not be given with different values). */
+const ALIASES = [
+  ['config.file', 'config'],
+  ['config.check', 'check-config'],
+  ['log.level', 'log-level'],
+] as const;
+
 export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
   if (argv[0] === 'simulate') return { kind: 'simulate', argv: argv.slice(1) };
-  let values;
+  let parsed;
   try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: OPTIONS }));
+    ({ values: parsed } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: OPTIONS }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+  const values: Values = { ...parsed };
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
+  for (const [name, alias] of ALIASES) {
+    const [given, old] = [values[name], values[alias]];
+    if (given !== undefined && old !== undefined && given !== old) throw new UsageError(`--${name} and its alias --${alias} are both given, with different values`);
+    if (given === undefined && old !== undefined) values[name] = old;
+  }
 
-  if (values.demo && values.config !== undefined) throw new UsageError('--demo and --config exclude each other: the demo polls only its simulator');
+  const configFlag = values['config.file'] as string | undefined;
+  if (values.demo && configFlag !== undefined) throw new UsageError('--demo and --config.file exclude each other: the demo polls only its simulator');
   // --demo wins over the variable: an explicit flag is what the user asked for now.
-  const configPath = values.config ?? (values.demo ? undefined : nonEmpty(env[CONFIG_ENV]));
-  const webConfigFile = values['web.config.file'];
+  const configPath = configFlag ?? (values.demo ? undefined : nonEmpty(env[CONFIG_ENV]));
+  const webConfigFile = values['web.config.file'] as string | undefined;
   if (webConfigFile !== undefined && webConfigFile.trim() === '') throw new UsageError('--web.config.file: empty path');
-  if (values['check-config']) {
-    if (values.demo) throw new UsageError('--check-config checks a config file; --demo has none');
-    if (configPath === undefined) throw new UsageError(`--check-config needs --config FILE (or ${CONFIG_ENV})`);
+  const check = values['config.check'] === true;
+  if (check && values.demo) throw new UsageError('--config.check checks a config file; --demo has none');
+  // Every flag is checked before --config.check answers: what it accepts starts.
+  const overrides = parseOverrides(values);
+  const logFormat = parseLogFormat(values['log.format'] as string | undefined);
+  const web: WebOptions = {
+    ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}),
+    limits: parseLimits(values),
+    ...(values['web.enable-lifecycle'] === true ? { enableLifecycle: true as const } : {}),
+  };
+  const shard = shardFromFlags({ shard: values.shard as string | undefined, totalShards: values['total-shards'] as string | undefined, fromHostname: values['shard-from-hostname'] as boolean | undefined }, env.HOSTNAME);
+  if (typeof shard === 'string') throw new UsageError(shard);
+  if (values['demo-shape'] !== undefined && !values.demo) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
+  if (check) {
+    if (configPath === undefined) throw new UsageError(`--config.check needs --config FILE (or ${CONFIG_ENV})`);
     return { kind: 'check', configPath, ...(webConfigFile !== undefined ? { webConfigFile } : {}) };
   }
-  const overrides = parseOverrides(values);
-  const web: WebOptions = { ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}), limits: parseLimits(values) };
-  const shard = shardFromFlags({ shard: values.shard, totalShards: values['total-shards'], fromHostname: values['shard-from-hostname'] }, env.HOSTNAME);
-  if (typeof shard === 'string') throw new UsageError(shard);
   const sharding = shard.totalShards > 1 ? { shard } : {};
+  const logging = logFormat !== undefined ? { logFormat } : {};
   if (values.demo) {
-    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined) }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding };
+    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined) }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding, ...logging };
   }
-  if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {
     throw new UsageError(`no config given: start with --config FILE (or set ${CONFIG_ENV}=FILE); to try it out without a Flussonic server, run with --demo`);
   }
-  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, web, ...sharding };
+  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, web, ...sharding, ...logging };
+}
+
+function parseLogFormat(value: string | undefined): LogFormat | undefined {
+  if (value === undefined) return undefined;
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--log.format: expected one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as LogFormat;
 }
 
 function demoShape(value: string | undefined): DemoShape {
@@ -177,9 +229,10 @@ function parseOverrides(values: Values): Overrides {
     if (problem) throw new UsageError(`--web.telemetry-path: ${problem}`);
     out.metricsPath = path;
   }
-  const logLevel = values['log-level'] as string | undefined;
+  const logLevel = values['log.level'] as string | undefined;
   if (logLevel !== undefined) {
-    if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+    const flag = values['log-level'] !== undefined ? '--log-level' : '--log.level';
+    if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`${flag}: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
     out.logLevel = logLevel as LogLevel;
   }
   return out;

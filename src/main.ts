@@ -12,8 +12,8 @@ import { FIXED_ROUTE_PATHS } from './serve/routes.js';
 import { loadWebConfig } from './serve/web-config.js';
 import { WebConfigSource } from './serve/web-config-source.js';
 import { reloadOnSighup, untilStopped } from './lifecycle.js';
-import { createLogger } from './logger.js';
-import { readVersion } from './version.js';
+import { createLogger, logDestination } from './logger.js';
+import { readVersion, versionText } from './version.js';
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCli(argv, process.env);
@@ -21,7 +21,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'help':
       return print(USAGE);
     case 'version':
-      return print(readVersion());
+      return print(versionText(readVersion()));
     case 'simulate':
       // Loaded only for this subcommand, like the demo: the exporter itself never imports the simulator.
       return (await import('./demo.js')).simulate(command.argv);
@@ -47,7 +47,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
   let webConfig: WebConfigSource;
   try {
     config = load();
-    logger = createLogger(config.logLevel);
+    logger = createLogger(config.logLevel, logDestination(command.logFormat ?? 'json'));
     // A bad web config stops the start (exit 2); later, a bad one keeps the last good one.
     webConfig = new WebConfigSource(web.configFile, logger);
   } catch (error) {
