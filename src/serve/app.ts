@@ -26,12 +26,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
-  addRoutes(app, servedRoutes(deps), deps.guards);
+  // Every answer is counted (flussonic_exporter_http_requests_total), refusals included.
+  addRoutes(app, servedRoutes(deps), { answered: (path, code) => deps.self.httpRequest(path, code), ...deps.guards });
   return app;
 }
 
 /** Serves `routes` on `app` behind the guards, with short 404 and error answers. */
-export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Omit<GuardOptions, 'routes'>): void {
+export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Partial<Omit<GuardOptions, 'routes'>>): void {
   installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...guards, routes });
   for (const route of routes) app.route({ method: [...route.methods], url: route.path, handler: route.handler });
 
