@@ -34,6 +34,8 @@ export interface ExporterDeps {
   readonly guards?: AppDeps['guards'];
   /** Demo mode (simulated data): flussonic_exporter_demo 1 and a banner on the landing page. */
   readonly demo?: boolean;
+  /** POST /-/reload (--web.enable-lifecycle); absent: 403. */
+  readonly lifecycle?: AppDeps['lifecycle'];
 }
 
 export interface Exporter {
@@ -93,6 +95,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     ready: () => pool.ready(),
     fleet,
     ...(deps.guards ? { guards: deps.guards } : {}),
+    ...(deps.lifecycle ? { lifecycle: deps.lifecycle } : {}),
   });
 
   let stopping: Promise<void> | undefined;

@@ -11,7 +11,8 @@ import { startListeners, type Listeners } from './serve/listen.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
 import { loadWebConfig } from './serve/web-config.js';
 import { WebConfigSource } from './serve/web-config-source.js';
-import { reloadOnSighup, untilStopped } from './lifecycle.js';
+import type { ReloadOutcome } from './serve/route-types.js';
+import { configReloader, reloadOnSighup, untilStopped } from './lifecycle.js';
 import { createLogger, logDestination } from './logger.js';
 import { readVersion, versionText } from './version.js';
 
@@ -54,11 +55,14 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     await demo?.close();
     throw error;
   }
+  // POST /-/reload runs the reload SIGHUP runs; it is made once the exporter exists.
+  let reload: (trigger: string) => ReloadOutcome = () => ({ ok: false, error: 'not started yet' });
   const exporter = createExporter({
     config,
     logger,
     version: readVersion(),
     guards: { webConfig: () => webConfig.current, maxRequests: web.limits.maxRequests },
+    lifecycle: { enabled: web.enableLifecycle === true, reload: () => reload('/-/reload') },
     ...(command.shard ? { shard: command.shard } : {}),
     demo: demo !== undefined,
   });
@@ -72,7 +76,8 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     // Stop accepting and let running scrapes finish, then close the app (503 to latecomers).
     await Promise.all([listeners?.close(), exporter.app.close(), demo?.close()]);
   }, logger);
-  reloadOnSighup(exporter, source.kind === 'file' ? load : undefined, logger, () => webConfig.reload('SIGHUP'));
+  reload = configReloader(exporter, source.kind === 'file' ? load : undefined, logger, (trigger) => webConfig.reload(trigger));
+  reloadOnSighup(reload);
   try {
     await exporter.app.ready();
     listeners = await startListeners({

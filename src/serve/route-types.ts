@@ -8,7 +8,7 @@ import type { SelfMetrics } from './self.js';
 import type { TargetStatus } from '../poll/poller.js';
 import type { FleetView } from '../fleet/fleet.js';
 
-export type RouteMethod = 'GET' | 'HEAD';
+export type RouteMethod = 'GET' | 'HEAD' | 'POST';
 
 /** `web-config`: the web config's users must authenticate (when it has any); `none`: open. */
 export type RouteAuth = 'web-config' | 'none';
@@ -51,4 +51,16 @@ export interface RouteDeps {
   readonly fleet?: FleetView;
   /** Demo mode: the landing page says the data is simulated. */
   readonly demo?: boolean;
+  /** The lifecycle API (POST /-/reload); absent or not enabled: 403, as Prometheus answers. */
+  readonly lifecycle?: LifecycleDeps;
 }
+
+/** What POST /-/reload runs: the reload SIGHUP runs (src/lifecycle.ts). */
+export interface LifecycleDeps {
+  /** --web.enable-lifecycle was given. */
+  readonly enabled: boolean;
+  /** Re-reads the config and the web config; `error` is a one-line reason, never a secret. */
+  readonly reload: () => ReloadOutcome;
+}
+
+export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
