@@ -76,7 +76,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     // Stop accepting and let running scrapes finish, then close the app (503 to latecomers).
     await Promise.all([listeners?.close(), exporter.app.close(), demo?.close()]);
   }, logger);
-  reload = configReloader(exporter, source.kind === 'file' ? load : undefined, logger, (trigger) => webConfig.reload(trigger));
+  reload = configReloader(exporter, source.kind === 'file' ? load : undefined, logger, (trigger) => webConfig.file === undefined || webConfig.reload(trigger));
   reloadOnSighup(reload);
   try {
     await exporter.app.ready();

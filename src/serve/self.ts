@@ -37,7 +37,7 @@ export interface SelfMetricsOptions {
  * How long a rendering of the self-metrics may be reused while none of the exporter's own series
  * changed: only prom-client's process/Node.js figures can be this much older than the scrape.
  */
-const RENDER_REUSE_MS = 250;
+export const RENDER_REUSE_MS = 250;
 
 export class SelfMetrics {
   readonly registry = new Registry();
