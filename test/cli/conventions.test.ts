@@ -112,13 +112,12 @@ describe('POST /-/reload', () => {
   }
 
   test('without --web.enable-lifecycle: 403 "Lifecycle API is not enabled." and nothing reloaded', async () => {
-    const { exporter, base, file } = await start('no-lifecycle', []);
+    const { exporter, base } = await start('no-lifecycle', []);
     dir.write('no-lifecycle.yaml', 'servers:\n  - name: renamed\n    url: http://127.0.0.1:1\n');
     const res = await fetch(`${base}/-/reload`, { method: 'POST' });
     expect([res.status, await res.text()]).toEqual([403, 'Lifecycle API is not enabled.\n']);
     expect(exporter.logs.some((l) => l.msg === 'configuration reloaded')).toBe(false);
     expect(await (await fetch(`${base}/metrics`)).text()).not.toContain('server="renamed"');
-    expect(file).toContain('no-lifecycle');
   });
 
   test('with it: a good config is applied (200), a bad one refused (500) and the previous one keeps running; GET is 405', async () => {
@@ -129,7 +128,8 @@ describe('POST /-/reload', () => {
     dir.write('lifecycle.yaml', 'servers:\n  - name: renamed\n    url: http://127.0.0.1:1\n');
     const good = await fetch(`${base}/-/reload`, { method: 'POST' });
     expect([good.status, await good.text()]).toEqual([200, '']);
-    const reloaded = exporter.logs.find((l) => l.msg === 'configuration reloaded');
+    // Written before the answer; read from the pipe, it may arrive after it.
+    const reloaded = await exporter.waitForLog((l) => l.msg === 'configuration reloaded');
     expect(reloaded).toMatchObject({ trigger: '/-/reload' });
     let metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).not.toContain('server="edge-1"');
