@@ -3,7 +3,8 @@
  * anything, so every combination is testable in-process.
  */
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, metricsPathProblem, parseDuration, formatDuration, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { LOG_LEVELS, metricsPathProblem, parseListenAddress, type ExporterConfig, type ListenAddress } from './config/index.js';
+import { formatDuration, parseDuration } from './lib/units.js';
 import { DEFAULT_LIMITS, type HttpLimits } from './serve/limits.js';
 import { WebConfigError } from './serve/web-config.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
@@ -16,6 +17,7 @@ export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 export const USAGE = `Usage:
   flussonic-exporter --config.file FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
   flussonic-exporter --config.file FILE --config.check [--web.config.file FILE] [options]
+  flussonic-exporter --web.config.check FILE
   flussonic-exporter --demo [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
 
@@ -34,6 +36,7 @@ Options:
       --web.telemetry-path PATH    path of the metrics, overrides metrics_path (default /metrics)
       --web.config.file FILE       TLS and basic auth, in the Prometheus exporter-toolkit format;
                                    re-read when it changes and on SIGHUP
+      --web.config.check FILE      validate a web config file alone, print every problem, exit 0 or 2
       --web.max-requests N         concurrent scrapes of the metrics path; beyond it 503 (default ${DEFAULT_LIMITS.maxRequests})
       --web.max-connections N      open connections over all addresses (default ${DEFAULT_LIMITS.maxConnections})
       --web.read-header-timeout D  time to receive request headers (default ${formatDuration(DEFAULT_LIMITS.readHeaderTimeoutMs)})
@@ -87,6 +90,7 @@ export type CliCommand =
   | { readonly kind: 'version' }
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
   | { readonly kind: 'check'; readonly configPath: string; readonly webConfigFile?: string }
+  | { readonly kind: 'check-web'; readonly file: string }
   | {
       readonly kind: 'run';
       readonly source: RunSource;
@@ -115,6 +119,7 @@ const OPTIONS = {
   'listen-address': { type: 'string', multiple: true },
   'web.telemetry-path': { type: 'string' },
   'web.config.file': { type: 'string' },
+  'web.config.check': { type: 'string' },
   'web.max-requests': { type: 'string' },
   'web.max-connections': { type: 'string' },
   'web.read-header-timeout': { type: 'string' },
@@ -149,6 +154,11 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   const values: Values = { ...parsed };
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
+  const webCheck = values['web.config.check'];
+  if (typeof webCheck === 'string') {
+    if (webCheck.trim() === '') throw new UsageError('--web.config.check: empty path');
+    return { kind: 'check-web', file: webCheck as string };
+  }
   for (const [name, alias] of ALIASES) {
     const [given, old] = [values[name], values[alias]];
     if (given !== undefined && old !== undefined && given !== old) throw new UsageError(`--${name} and its alias --${alias} are both given, with different values`);

@@ -18,6 +18,7 @@ import { Fleet } from './fleet/fleet.js';
 import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
 import { buildApp, type AppDeps } from './serve/app.js';
 import { ExpositionCache } from './serve/exposition.js';
+import { CONNECTION_DROP_REASONS, type ConnectionDropReason } from './serve/limits.js';
 import { SelfMetrics } from './serve/self.js';
 import { targetDescriptions } from './threads/target-descriptions.js';
 import { USER_AGENT_PRODUCT } from './version.js';
@@ -47,6 +48,10 @@ export interface Exporter {
   reload(config: ExporterConfig): void;
   /** Sets flussonic_exporter_config_last_reload_success (and its timestamp when ok). */
   configReloaded(ok: boolean): void;
+  /** Sets flussonic_exporter_web_config_last_reload_success (and its timestamp when ok). */
+  webConfigReloaded(ok: boolean): void;
+  /** Counts a connection the listeners' limits closed (flussonic_exporter_http_connections_dropped_total). */
+  connectionDropped(reason: ConnectionDropReason): void;
   /** Refreshes every discovery source now and applies what changed (tests). */
   refreshDiscovery(): Promise<void>;
   /** Runs one poll of every target (or of the one with this name) now and awaits it. */
@@ -54,6 +59,8 @@ export interface Exporter {
   /** Stops polling, aborts in-flight requests, closes the connection pools and threads; within 5 s. */
   stop(): Promise<void>;
 }
+
+const CONNECTIONS_DROPPED = 'flussonic_exporter_http_connections_dropped_total';
 
 /** How long stop() lets aborted polls and pools wind down before the threads are ended. */
 const STOP_GRACE_MS = 4000;
@@ -63,6 +70,9 @@ export function createExporter(deps: ExporterDeps): Exporter {
   let config = deps.config;
   const self = new SelfMetrics({ version, demo: deps.demo ?? false });
   self.configReloaded(true, Date.now() / 1000);
+  // The web config was loaded before the exporter was made: a bad one stops the start.
+  self.webConfigReloaded(true, Date.now() / 1000);
+  for (const reason of CONNECTION_DROP_REASONS) self.incCounter(CONNECTIONS_DROPPED, { reason }, 0);
   // Replaced expositions go back to a worker once unused (the pool is made below).
   let freeBuffers: (buffers: ArrayBuffer[]) => void = () => undefined;
   const cache = new ExpositionCache({ free: (buffers) => freeBuffers(buffers) });
@@ -118,6 +128,12 @@ export function createExporter(deps: ExporterDeps): Exporter {
     },
     configReloaded(ok) {
       self.configReloaded(ok, Date.now() / 1000);
+    },
+    webConfigReloaded(ok) {
+      self.webConfigReloaded(ok, Date.now() / 1000);
+    },
+    connectionDropped(reason) {
+      self.incCounter(CONNECTIONS_DROPPED, { reason }, 1);
     },
     refreshDiscovery() {
       return fleet.refreshNow();

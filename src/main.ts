@@ -33,6 +33,10 @@ async function main(argv: readonly string[]): Promise<number> {
       const web = command.webConfigFile !== undefined ? `; ${command.webConfigFile}: valid` : '';
       return print(`${command.configPath}: valid (${servers.length} servers, ${catena.length} catena${sources})${web}`);
     }
+    case 'check-web': {
+      const web = loadWebConfig(command.file);
+      return print(`${command.file}: valid (tls: ${web.tls ? 'on' : 'off'}, basic auth users: ${web.users.size})`);
+    }
     case 'run':
       return run(command);
   }
@@ -76,6 +80,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     // Stop accepting and let running scrapes finish, then close the app (503 to latecomers).
     await Promise.all([listeners?.close(), exporter.app.close(), demo?.close()]);
   }, logger);
+  webConfig.onReloadOutcome((ok) => exporter.webConfigReloaded(ok));
   reload = configReloader(exporter, source.kind === 'file' ? load : undefined, logger, (trigger) => webConfig.file === undefined || webConfig.reload(trigger));
   reloadOnSighup(reload);
   try {
@@ -87,6 +92,7 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
       web: webConfig,
       log: logger,
       onListenError: listenFailure,
+      onConnectionDropped: (reason) => exporter.connectionDropped(reason),
     });
   } catch (error) {
     await Promise.all([exporter.stop(), demo?.close()]);

@@ -1,9 +1,9 @@
 /**
- * Operation records created in the future. One record with `createdAt: 2099-01-01` used to be
- * counted and move the read position to 2099, so every later operation (created before 2099)
- * was skipped while flussonic_catena_up stayed 1, and the bad position was saved in the state
- * file (issue 10). A record more than `max_clock_skew` ahead of the exporter's clock is now not
- * counted and does not move the position: it is counted in
+ * Operation records created in the future. Counted, one record with `createdAt: 2099-01-01` would
+ * move the read position to 2099, so every later operation (created before 2099) would be skipped
+ * while flussonic_catena_up stayed 1, and the bad position would be saved in the state file. A
+ * record more than `max_clock_skew` ahead of the exporter's clock is not counted and does not move
+ * the position: it is counted in
  * flussonic_catena_records_rejected_total{reason="future"} and logged, once per record. Should
  * the clocks agree later (the record's time comes), it is counted then like any other.
  */

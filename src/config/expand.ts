@@ -4,20 +4,16 @@
  * literal `${`. A variable that is not set is an error naming it (never its value: it may be a
  * secret); an empty variable is set and expands to ''.
  */
+import type { PathProblem } from './issues.js';
 import type { PathSegment } from './path.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
-
-export interface ExpansionProblem {
-  readonly segments: readonly PathSegment[];
-  readonly message: string;
-}
 
 export interface ExpandedTree {
   readonly value: unknown;
   /** Paths (formatted) whose value came from at least one variable: never echoed in messages. */
   readonly expandedPaths: ReadonlySet<string>;
-  readonly problems: readonly ExpansionProblem[];
+  readonly problems: readonly PathProblem[];
 }
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}|\$\{/g;
@@ -26,7 +22,7 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Expands every string in a tree of plain YAML values (objects, arrays, scalars). */
 export function expandEnvironment(tree: unknown, env: Environment, formatPath: (segments: readonly PathSegment[]) => string): ExpandedTree {
   const expandedPaths = new Set<string>();
-  const problems: ExpansionProblem[] = [];
+  const problems: PathProblem[] = [];
 
   const expandString = (text: string, segments: readonly PathSegment[]): string => {
     if (!text.includes('${')) return text;

@@ -2,7 +2,6 @@
 export { loadConfig, parseConfigText, type LoadOptions, type ParseOptions } from './load.js';
 export { validateConfig, checkConfig, type ValidateOptions } from './validate.js';
 export { metricsPathProblem, parseListenAddress, type ListenAddress } from './values.js';
-export { parseDuration, formatDuration } from './duration.js';
 export { DEFAULTS, SCHEMA_ONLY } from './defaults.js';
 export { configSchema } from './schema.js';
 export { LOG_LEVELS } from './schema.js';

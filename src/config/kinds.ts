@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { DURATION_PATTERN, formatDuration, parseByteSize, parseDuration } from './duration.js';
+import { DURATION_PATTERN, formatDuration, parseByteSize, parseDuration } from '../lib/units.js';
 import type { PathSegment } from './path.js';
 import { MAX_SECRET_BYTES, readFileCapped } from '../lib/read-capped.js';
 import { compileNamePattern } from '../lib/name-pattern.js';

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { always, baseUrl, uniqueNames, bool, duration, fail, filePath, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, text, typed, unique, urlProblem, type Say } from './kinds.js';
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
-import { formatDuration, parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from '../lib/units.js';
 import { MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
 import { metricsPathProblem, parseListenAddress, pollDeadlineMs } from './values.js';
 

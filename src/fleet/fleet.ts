@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { ExporterConfig } from '../config/types.js';
 import { DiscoveryRefresher } from './refresher.js';
 import type { SelfMetrics } from '../serve/self.js';
-import type { ShardSpec } from './shard.js';
+import { shardOf, type ShardSpec } from './shard.js';
 import { buildTargetSet, type OwnedTarget, type TargetSet } from './target-set.js';
 
 export interface FleetDeps {
@@ -24,6 +24,8 @@ export interface FleetDeps {
 export interface FleetView {
   readonly shard: ShardSpec;
   owned(): readonly OwnedTarget[];
+  /** The shard a target of this name belongs to. */
+  shardOf(name: string): number;
   /** `shard 1 of 3 (shards 0 to 2): polling 4 of 12 servers`, for the landing page. */
   describe(): string;
 }
@@ -85,6 +87,10 @@ export class Fleet implements FleetView {
 
   owned(): readonly OwnedTarget[] {
     return this.set.owned;
+  }
+
+  shardOf(name: string): number {
+    return shardOf(name, this.shard.totalShards);
   }
 
   describe(): string {

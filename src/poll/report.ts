@@ -6,13 +6,12 @@
 import { isUpstreamError } from '../lib/errors.js';
 import { upstreamFamily } from '../collect/families.js';
 import { InvalidValuesError } from '../families/ranges.js';
-import type { Target } from './poller.js';
 
 /**
  * The one warning of a poll over its budget: what was shed or dropped and the setting to change
  * (the switches of the shed optional families, else max_series).
  */
-export function overBudgetMessage(target: Target, shed: Record<string, Record<string, number>>, dropped: Record<string, number>): string {
+export function overBudgetMessage(target: { readonly name: string; readonly labelName: string; readonly maxSeries: number }, shed: Record<string, Record<string, number>>, dropped: Record<string, number>): string {
   const at = `${target.labelName === 'server' ? 'servers' : 'catena'}[${target.name}]`;
   const families = Object.values(shed).flatMap((byFamily) => Object.keys(byFamily));
   const switches = [...new Set(families.map((f) => upstreamFamily(f)?.switch).filter((s) => s !== undefined))].map((s) => `${at}.${s}`);

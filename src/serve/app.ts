@@ -7,6 +7,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { THROTTLE_REASONS, type ThrottleReason } from './basic-auth.js';
 import { installGuards, type GuardOptions } from './guards.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import type { RouteDeps, ServedRoute } from './route-types.js';
@@ -19,6 +20,8 @@ export interface AppDeps extends RouteDeps {
   readonly guards?: Omit<GuardOptions, 'routes'>;
 }
 
+const AUTH_THROTTLED = 'flussonic_exporter_http_auth_throttled_total';
+
 export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
@@ -26,8 +29,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
+  for (const reason of THROTTLE_REASONS) deps.self.incCounter(AUTH_THROTTLED, { reason }, 0);
+  const onAuthThrottled = (reason: ThrottleReason): void => deps.self.incCounter(AUTH_THROTTLED, { reason }, 1);
   // Every answer is counted (flussonic_exporter_http_requests_total), refusals included.
-  addRoutes(app, servedRoutes(deps), { answered: (path, code) => deps.self.httpRequest(path, code), ...deps.guards });
+  const answered = (path: string, code: number): void => deps.self.httpRequest(path, code);
+  addRoutes(app, servedRoutes(deps), { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, onAuthThrottled, answered, ...deps.guards });
   return app;
 }
 

@@ -11,7 +11,6 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetView } from '../fleet/fleet.js';
-import { shardOf } from '../fleet/shard.js';
 import { familyByName } from './catalogue.js';
 import { EMPTY_EXPOSITION as EMPTY, familyHeader, type ExpositionCache } from './exposition.js';
 import { finalPiece } from '../render/gzip-stream.js';
@@ -59,7 +58,7 @@ function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDep
       return text(reply, 400, `target must be the name of a configured or discovered server; ${paths.probe} never fetches URLs`);
     }
     const { shard, totalShards } = deps.fleet.shard;
-    const hint = totalShards > 1 ? ` (this replica is shard ${shard} of ${totalShards}; a server named so would belong to shard ${shardOf(raw, totalShards)})` : '';
+    const hint = totalShards > 1 ? ` (this replica is shard ${shard} of ${totalShards}; a server named so would belong to shard ${deps.fleet.shardOf(raw)})` : '';
     return text(reply, 404, `no server of that name is polled here${hint}`);
   }
   const status = deps.statuses().find((s) => s.kind === 'server' && s.name === owned.name);

@@ -1,12 +1,12 @@
 /**
  * What every request goes through before its route, in one global onRequest hook, decided by the
  * route table's entries (routes.ts): the web config's extra headers, basic auth (on every path a
- * route does not declare open, unknown ones too), 405 with the route's methods as Allow for any
+ * route does not declare open, unknown ones too; 429 when too many checks are under way), 405 with the route's methods as Allow for any
  * other method on a known path (Fastify would answer 404 for a method it has no route for), and
  * the cap of concurrent requests on the routes that count against it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BasicAuthChecker, parseBasicAuth } from './basic-auth.js';
+import { BasicAuthChecker, parseBasicAuth, type ThrottleReason } from './basic-auth.js';
 import type { RouteEntry } from './route-types.js';
 import type { WebConfig } from './web-config.js';
 
@@ -17,10 +17,12 @@ export interface GuardOptions {
   readonly routes: readonly RouteEntry[];
   /** Concurrent requests of the capped routes (the metrics path); beyond it 503. */
   readonly maxRequests: number;
-  /** Shared so tests can see its cache work; default a new one. */
+  /** Shared so tests can see its cache work; default a new one (its thread ends with the app). */
   readonly auth?: BasicAuthChecker;
   /** Told of every answer: the route's path (`other` off the table) and the status code. */
   readonly answered?: (path: string, code: number) => void;
+  /** Hears of every request answered 429 because its auth check could not be queued. */
+  readonly onAuthThrottled?: (reason: ThrottleReason) => void;
 }
 
 /** The path label of a request to no route of the table: one value, so the label stays bounded. */
@@ -29,6 +31,7 @@ export const OTHER_PATH = 'other';
 export function installGuards(app: FastifyInstance, options: GuardOptions): void {
   const known = new Map(options.routes.map((route) => [stripSlash(route.path), { ...route, allow: route.methods.join(', ') }]));
   const auth = options.auth ?? new BasicAuthChecker();
+  app.addHook('onClose', () => auth.close());
   let scrapes = 0;
 
   const answered = options.answered;
@@ -44,8 +47,14 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
     const route = known.get(stripSlash(pathOf(request.url)));
     if (web.users.size > 0 && route?.auth !== 'none') {
       const credentials = parseBasicAuth(request.headers.authorization);
+      const outcome = credentials ? await auth.verify(web.users, credentials) : 'denied';
+      if (outcome === 'queue_full' || outcome === 'queue_timeout') {
+        // Too many checks under way (a flood of guesses): refused fast, before any bcrypt work.
+        options.onAuthThrottled?.(outcome);
+        return reply.code(429).header('retry-after', '1').type('text/plain; charset=utf-8').send('too many authentication attempts in progress\n');
+      }
       // One answer for a missing header, an unknown user and a wrong password.
-      if (!credentials || !(await auth.check(web.users, credentials))) {
+      if (outcome !== 'ok') {
         return reply.code(401).header('www-authenticate', 'Basic').type('text/plain; charset=utf-8').send('Unauthorized\n');
       }
     }

@@ -48,6 +48,14 @@ export function serverTimeouts(limits: HttpLimits): {
   };
 }
 
+/**
+ * Why the guard closed a connection: `replaced` (the longest-idle one, to make room at the cap),
+ * `refused` (a new one at the cap while every connection was busy), `header_timeout` (no complete
+ * request headers within the header timeout).
+ */
+export const CONNECTION_DROP_REASONS = ['replaced', 'refused', 'header_timeout'] as const;
+export type ConnectionDropReason = (typeof CONNECTION_DROP_REASONS)[number];
+
 interface Tracked {
   /** Requests in flight on this connection. */
   busy: number;
@@ -67,9 +75,13 @@ interface Tracked {
 export class ConnectionGuard {
   /** In order of last activity: the first entry is the longest idle. */
   private readonly open = new Map<Socket, Tracked>();
-  private refusedCount = 0;
+  private readonly drops: Record<ConnectionDropReason, number> = { replaced: 0, refused: 0, header_timeout: 0 };
 
-  constructor(private readonly limits: HttpLimits) {}
+  /** `onDrop` hears of every connection the guard closes (the self-metrics count them). */
+  constructor(
+    private readonly limits: HttpLimits,
+    private readonly onDrop: (reason: ConnectionDropReason) => void = () => undefined,
+  ) {}
 
   get size(): number {
     return this.open.size;
@@ -77,7 +89,17 @@ export class ConnectionGuard {
 
   /** Connections refused or dropped to stay under the cap, since start. */
   get refused(): number {
-    return this.refusedCount;
+    return this.drops.replaced + this.drops.refused;
+  }
+
+  /** Connections closed for this reason since start. */
+  dropped(reason: ConnectionDropReason): number {
+    return this.drops[reason];
+  }
+
+  private drop(reason: ConnectionDropReason): void {
+    this.drops[reason] += 1;
+    this.onDrop(reason);
   }
 
   /** Wires a server: its raw TCP connections (also under TLS) and its requests. */
@@ -102,13 +124,16 @@ export class ConnectionGuard {
 
   private onConnection(socket: Socket): void {
     if (this.open.size >= this.limits.maxConnections && !this.dropIdle()) {
-      this.refusedCount += 1;
+      this.drop('refused');
       socket.destroy();
       return;
     }
     const entry: Tracked = {
       busy: 0,
-      firstRequestTimer: setTimeout(() => socket.destroy(), this.limits.readHeaderTimeoutMs),
+      firstRequestTimer: setTimeout(() => {
+        this.drop('header_timeout');
+        socket.destroy();
+      }, this.limits.readHeaderTimeoutMs),
     };
     entry.firstRequestTimer!.unref();
     this.open.set(socket, entry);
@@ -127,7 +152,7 @@ export class ConnectionGuard {
   private dropIdle(): boolean {
     for (const [socket, entry] of this.open) {
       if (entry.busy > 0) continue;
-      this.refusedCount += 1;
+      this.drop('replaced');
       this.open.delete(socket);
       if (entry.firstRequestTimer) clearTimeout(entry.firstRequestTimer);
       socket.destroy();
@@ -138,7 +163,7 @@ export class ConnectionGuard {
 }
 
 /** The TCP socket under a TLS socket (the one the server's `connection` event saw). */
-function rawSocket(socket: Socket): Socket {
+export function rawSocket(socket: Socket): Socket {
   const parent = (socket as Socket & { _parent?: unknown })._parent;
   return parent && typeof parent === 'object' ? (parent as Socket) : socket;
 }

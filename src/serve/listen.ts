@@ -3,14 +3,18 @@
  * Fastify handler under one set of limits. Whether TLS is on is decided at start by the web
  * config (as exporter-toolkit does); certificates, keys, client CAs and TLS settings follow the
  * web config's reloads without a restart (server.setSecureContext).
+ *
+ * Clients that break the protocol get the answers Go's net/http (and so exporter-toolkit) gives:
+ * plain HTTP on the TLS port `400` "Client sent an HTTP request to an HTTPS server", request
+ * headers over Node's limit (16 KiB) `431`; other malformed requests are closed.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { ListenAddress } from '../config/index.js';
-import { ConnectionGuard, serverTimeouts, type HttpLimits } from './limits.js';
+import { ConnectionGuard, rawSocket, serverTimeouts, type ConnectionDropReason, type HttpLimits } from './limits.js';
 import type { WebConfigSource } from './web-config-source.js';
 
 export interface ListenOptions {
@@ -22,7 +26,13 @@ export interface ListenOptions {
   readonly log: Logger;
   /** Turns a listen error into the error to throw (main.ts: a one-line RuntimeFailure). */
   readonly onListenError: (address: ListenAddress, error: unknown) => Error;
+  /** Hears of every connection the limits close (main.ts counts them). */
+  readonly onConnectionDropped?: (reason: ConnectionDropReason) => void;
 }
+
+/** Go's net/http answer to plain HTTP on a TLS port, written in the clear. */
+export const PLAIN_HTTP_ON_TLS_ANSWER = 'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n';
+const HEADERS_TOO_LARGE_ANSWER = 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 32\r\n\r\nrequest header fields too large\n';
 
 export interface Listeners {
   readonly addresses: readonly AddressInfo[];
@@ -34,8 +44,8 @@ export interface Listeners {
 
 export async function startListeners(options: ListenOptions): Promise<Listeners> {
   const { limits, web, log } = options;
-  const tls = web.current.tls !== undefined;
-  const guard = new ConnectionGuard(limits);
+  const tls = web.tls;
+  const guard = new ConnectionGuard(limits, options.onConnectionDropped);
   const servers: Server[] = [];
   const timeouts = serverTimeouts(limits);
 
@@ -47,9 +57,23 @@ export async function startListeners(options: ListenOptions): Promise<Listeners>
     guard.attach(server);
     if (settings) server.on('secureConnection', (socket: TLSSocket) => checkClientCert(socket, web, log));
     // A failed handshake (wrong client certificate, plain HTTP on the TLS port) is the client's
-    // problem: debug, never an error line per probe.
-    server.on('tlsClientError', (error: Error) => log.debug({ reason: error.message }, 'TLS handshake failed'));
-    server.on('clientError', (_error: Error, socket: { destroy(): void }) => socket.destroy());
+    // problem: debug, never an error line per probe. OpenSSL names plain HTTP (its first bytes are
+    // "GET ", "POST", "HEAD" or "PUT "): that client is told in the clear, on the TCP socket under
+    // the failed TLS one, as Go does.
+    // First, before https' own listener hands the TLS socket to clientError (which closes it).
+    server.prependListener('tlsClientError', (error: Error & { code?: string }, socket: Socket) => {
+      log.debug({ reason: error.message }, 'TLS handshake failed');
+      if (error.code !== 'ERR_SSL_HTTP_REQUEST') return;
+      const raw = rawSocket(socket);
+      if (raw.writable) raw.end(PLAIN_HTTP_ON_TLS_ANSWER);
+    });
+    server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+      // Node's own answer to oversized headers is 431 too, but only without a clientError listener.
+      if (error.code === 'HPE_HEADER_OVERFLOW' && socket.writable) return void socket.end(HEADERS_TOO_LARGE_ANSWER);
+      // Answered above in the clear; closing the TLS socket now would cut that answer off.
+      if (error.code === 'ERR_SSL_HTTP_REQUEST') return;
+      socket.destroy();
+    });
     return server;
   };
 
@@ -72,12 +96,10 @@ export async function startListeners(options: ListenOptions): Promise<Listeners>
     throw error;
   }
 
+  // The source keeps TLS in the listeners' mode (web-config-source.ts): a reload brings new
+  // certificates and settings, never a switch between HTTP and HTTPS.
   web.onChange((next) => {
-    if ((next.tls !== undefined) !== tls) {
-      log.warn({ webConfigFile: web.file, tls }, 'turning TLS on or off takes effect after a restart; the listeners keep their mode');
-      return;
-    }
-    if (next.tls) for (const server of servers) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(next.tls.secureOptions);
+    if (next.tls && tls) for (const server of servers) (server as unknown as { setSecureContext(o: object): void }).setSecureContext(next.tls.secureOptions);
   });
 
   const addresses = servers.map((s) => s.address() as AddressInfo);

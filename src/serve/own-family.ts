@@ -2,8 +2,8 @@
  * One family of the exporter's own metrics (self.ts): its series and its text, rendered again
  * only after one of its series changed.
  *
- * prom-client formatted every series on every scrape: with 250 targets (15,500 self series, most
- * of them `api_errors_total` from 0) that was 23-40 ms of the serving thread per scrape, and with
+ * prom-client formats every series on every scrape: with 250 targets (15,500 self series, most
+ * of them `api_errors_total` from 0) that is 23-40 ms of the serving thread per scrape, and with
  * a poll result arriving every 60 ms no rendering could be reused. Here a series keeps its
  * `name{labels} ` prefix, made once, and a family whose series did not change since the last
  * scrape costs nothing.

@@ -199,6 +199,12 @@ export class SelfMetrics {
     this.version++;
   }
 
+  webConfigReloaded(ok: boolean, nowSeconds: number): void {
+    this.gauge('flussonic_exporter_web_config_last_reload_success').set({}, ok ? 1 : 0);
+    if (ok) this.gauge('flussonic_exporter_web_config_last_reload_success_timestamp_seconds').set({}, nowSeconds);
+    this.version++;
+  }
+
   /**
    * Withdraws every series of a target that left the config. A server and a Catena service may
    * share a name (each kind has its own name space), so the kind decides which series are whose:

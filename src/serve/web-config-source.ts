@@ -3,6 +3,12 @@
  * when the file or a certificate, key or CA file it names changes and on SIGHUP. A bad new file is
  * logged with its path and problems and the last good config stays in force.
  *
+ * A reload never weakens the running config: a file that would turn TLS off, or remove every basic
+ * auth user the running config has (an empty file, one cut right after `basic_auth_users:` by a
+ * half-finished write), is refused like a bad one. Turning auth or TLS off takes a restart. TLS is
+ * the listeners' mode, fixed at start: a reload that adds `tls_server_config` to a plain-HTTP
+ * process applies its users and headers, and its TLS at the next restart.
+ *
  * Changes are found by one poll of all the files (their mtime, size and inode), and a reload waits
  * until a poll finds nothing more changing: a certificate and its key rewritten one after the
  * other are read together, in one reload, never the new certificate with the old key.
@@ -12,10 +18,15 @@ import type { Logger } from 'pino';
 import { loadWebConfig, NO_WEB_CONFIG, WebConfigError, type WebConfig } from './web-config.js';
 
 export type WebConfigListener = (next: WebConfig, previous: WebConfig) => void;
+/** The outcome of every reload attempt: true when the new file is in force. */
+export type ReloadOutcomeListener = (ok: boolean) => void;
 
 export class WebConfigSource {
   private config: WebConfig;
   private readonly listeners: WebConfigListener[] = [];
+  private readonly outcomeListeners: ReloadOutcomeListener[] = [];
+  /** Whether the listeners serve TLS: decided by the config at start, for the life of the process. */
+  readonly tls: boolean;
   /** What each watched file looked like at the last poll ('' when it could not be read). */
   private seen = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
@@ -28,6 +39,7 @@ export class WebConfigSource {
     private readonly log: Logger,
   ) {
     this.config = file === undefined ? NO_WEB_CONFIG : loadWebConfig(file);
+    this.tls = this.config.tls !== undefined;
   }
 
   get current(): WebConfig {
@@ -39,23 +51,38 @@ export class WebConfigSource {
     this.listeners.push(listener);
   }
 
+  /** Called after every reload attempt (SIGHUP, file change, /-/reload) with whether it applied. */
+  onReloadOutcome(listener: ReloadOutcomeListener): void {
+    this.outcomeListeners.push(listener);
+  }
+
   /** Re-reads the file; returns whether the new one is now in force. */
   reload(why: string): boolean {
     if (this.file === undefined) return false;
-    let next: WebConfig;
+    let loaded: WebConfig;
     try {
-      next = loadWebConfig(this.file);
+      loaded = loadWebConfig(this.file);
     } catch (error) {
       const problems = error instanceof WebConfigError ? error.problems : [error instanceof Error ? error.message : String(error)];
       this.log.error({ webConfigFile: this.file, problems, trigger: why }, 'the web config is invalid; the previous one stays in force');
-      return false;
+      return this.outcome(false);
     }
     const previous = this.config;
+    const weakening = weakeningProblems(previous, loaded, this.tls);
+    if (weakening.length > 0) {
+      this.log.error({ webConfigFile: this.file, problems: weakening, trigger: why }, 'the web config would turn off TLS or basic auth; the previous one stays in force (a restart applies it)');
+      return this.outcome(false);
+    }
+    let next = loaded;
+    if (loaded.tls && !this.tls) {
+      this.log.warn({ webConfigFile: this.file, trigger: why }, 'tls_server_config takes effect after a restart; the listeners keep serving plain HTTP');
+      next = withoutTls(loaded);
+    }
     this.config = next;
     for (const listener of this.listeners) listener(next, previous);
     if (this.timer) this.watchFiles(next.files);
-    this.log.info({ webConfigFile: this.file, trigger: why, tls: next.tls !== undefined, users: next.users.size }, 'web config reloaded');
-    return true;
+    this.log.info({ webConfigFile: this.file, trigger: why, tls: this.tls, users: next.users.size }, 'web config reloaded');
+    return this.outcome(true);
   }
 
   /**
@@ -74,6 +101,11 @@ export class WebConfigSource {
     this.timer = undefined;
     this.seen = new Map();
     this.changing = false;
+  }
+
+  private outcome(ok: boolean): boolean {
+    for (const listener of this.outcomeListeners) listener(ok);
+    return ok;
   }
 
   private poll(): void {
@@ -95,6 +127,22 @@ export class WebConfigSource {
   private watchFiles(files: readonly string[]): void {
     this.seen = new Map(files.map((f) => [f, this.seen.get(f) ?? stamp(f)]));
   }
+}
+
+/**
+ * What a new config would switch off that the running one has: TLS the listeners serve, or every
+ * basic auth user. Named by section, never by user.
+ */
+export function weakeningProblems(running: WebConfig, next: WebConfig, tlsServed: boolean): string[] {
+  const problems: string[] = [];
+  if (tlsServed && next.tls === undefined) problems.push('tls_server_config: missing, which would turn TLS off; turning TLS off takes a restart');
+  if (running.users.size > 0 && next.users.size === 0) problems.push('basic_auth_users: no users, which would turn basic auth off; turning basic auth off takes a restart');
+  return problems;
+}
+
+function withoutTls(config: WebConfig): WebConfig {
+  const { tls: _tls, ...rest } = config;
+  return rest;
 }
 
 function stamp(file: string): string {

@@ -36,18 +36,13 @@ export function defaultWorkerEntry(): URL {
  * Heap limits of a worker thread. V8 sizes a heap's growth by its limit: under the default limit
  * (a quarter of the machine's memory, up to 4 GB) an isolate lets its heap grow to about four times
  * what it keeps before collecting, and a poll leaves its parsed pages and sample tables behind.
- * Under 1 GiB the factor is nearer 1.5 (a 10,000-stream / 100,000-session poll loop peaked at
- * 217 MB RSS instead of 267 MB). The young generation is the headroom a poll's parsed pages pass
- * through, and it stays committed at its full size while polls come: 16 MiB (a third of the
- * default) took off 10-15 MB, 8 MiB another 5-10 MB of the steady 10,000-stream run (157-158 ->
- * 147-153 MB) and 20-33 MB of a 40-server fleet, for 2 more ms of scavenges in a 100,000-session
- * poll (whole-poll CPU within this machine's noise; fleet CPU per server poll unchanged). 4 MiB
- * took off another 12 MB on Node 22 (167-170 -> 156-158 MB) and 4-14 MB on Node 20 (147-155 ->
- * 141-143 MB), and 10-20 MB of the 40-server fleet, for no cost the instruction count can see
- * (2,822 M a 100,000-session poll against 2,842 M; docs/cardinality.md, sixteenth pass). A worker
- * keeps about 2.5 MB per 1,000-stream server, so 1 GiB is far above what it needs; one that reaches
- * it dies, is restarted, and the crash names the flag. An explicit
- * `--max-old-space-size` (NODE_OPTIONS or the node command line) applies to every thread instead.
+ * Under 1 GiB the factor is nearer 1.5 (a 10,000-stream / 100,000-session poll loop peaks about
+ * 50 MB lower). The young generation is the headroom a poll's parsed pages pass through, and it
+ * stays committed at its full size while polls come: 4 MiB keeps a 10,000-stream poll's RSS
+ * 25-40 MB below the default's, and 10-20 MB per 40 servers of a fleet, at no cost in
+ * instructions per poll. A worker keeps about 2.5 MB per 1,000-stream server, so 1 GiB is far
+ * above what it needs; one that reaches it dies, is restarted, and the crash names the flag. An
+ * explicit `--max-old-space-size` (NODE_OPTIONS or the node command line) applies to every thread.
  */
 export const WORKER_OLD_GENERATION_MB = 1024;
 export const WORKER_YOUNG_GENERATION_MB = 4;

@@ -12,7 +12,7 @@
  * `inputs` both carry media_info, and a select cannot reach below an array) take 2.2 KB of JSON
  * each, so 1,000 make a 2.2 MB page, and the nested poll of 10,000 streams spent a quarter of its
  * CPU in GC. Pages of 500 such items took a fifth off the poll; flat items (0.8 KB) keep their
- * 1,000 (pages of 250 saved them nothing). See docs/cardinality.md, twentieth pass.
+ * 1,000 (pages of 250 save them nothing).
  *
  * Halves, not any number: the limit stays the same from poll to poll while the items' size moves
  * a little with the data, so the requests a target sees are steady.

@@ -15,7 +15,7 @@ import { SelfMetrics } from '../../src/serve/self.js';
 import { NO_WEB_CONFIG, type WebConfig } from '../../src/serve/web-config.js';
 import { captureLogger } from '../helpers/runtime.js';
 
-const FLEET: FleetView = { shard: { shard: 0, totalShards: 1 }, owned: () => [], describe: () => 'not sharded (one replica): polling 0 of 0 servers' };
+const FLEET: FleetView = { shard: { shard: 0, totalShards: 1 }, owned: () => [], shardOf: () => 0, describe: () => 'not sharded (one replica): polling 0 of 0 servers' };
 
 /** A route the exporter does not have: GET only, so its Allow differs from every other route's. */
 const EXTRA: RouteDeclaration = {

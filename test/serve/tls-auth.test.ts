@@ -83,8 +83,8 @@ describe('TLS and basic auth', () => {
     expect((await get(`${served.base}/-/healthy`, { ca, authorization: basic(USER, PASSWORD) })).status).toBe(200);
     // Without trusting the self-signed certificate the client refuses to talk.
     await expect(get(url, { authorization: basic(USER, PASSWORD) })).rejects.toThrow(/self-signed|certificate/i);
-    // Plain HTTP on the TLS port gets no answer.
-    await expect(get(url.replace('https:', 'http:'), { authorization: basic(USER, PASSWORD) })).rejects.toThrow();
+    // Plain HTTP on the TLS port gets Go's 400, never the metrics.
+    expect((await get(url.replace('https:', 'http:'), { authorization: basic(USER, PASSWORD) })).status).toBe(400);
     const logs = served.log.text();
     expect(logs).not.toContain(PASSWORD);
     expect(logs).not.toContain(USER);
@@ -175,11 +175,11 @@ describe('reloads without a restart', () => {
     expect((await get(`${served.base}/metrics`, { ca, authorization: basic(USER, 'new-password') })).status).toBe(200);
 
     // SIGHUP's path (main.ts calls reload('SIGHUP')) re-reads too.
-    dir.write('reload.yml', `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n`);
+    dir.write('reload.yml', `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\nbasic_auth_users:\n  ${USER}: ${hash('third-password')}\n`);
     served.web.close();
     expect(served.web.reload('SIGHUP')).toBe(true);
     expect(await servedFingerprint(port)).toBe(fingerprint('server'));
-    expect((await get(`${served.base}/metrics`, { ca: dir.read('server.pem') })).status).toBe(200);
+    expect((await get(`${served.base}/metrics`, { ca: dir.read('server.pem'), authorization: basic(USER, 'third-password') })).status).toBe(200);
   }, 40_000);
 
   test('a certificate and its key rewritten one after the other are reloaded once, together', async () => {

@@ -1,7 +1,7 @@
 /**
- * Durations and byte sizes as written in the config: `500ms`, `15s`, `2m`, `1h`, `30d`, and
- * compounds like `1h30m`. A bare number is refused on purpose: `timeout: 10` could mean seconds
- * or milliseconds, and guessing wrong is worse than asking for a unit.
+ * Durations and byte sizes as the config and the command line write them: `500ms`, `15s`, `2m`,
+ * `1h`, `30d`, and compounds like `1h30m`. A bare number is refused on purpose: `timeout: 10` could
+ * mean seconds or milliseconds, and guessing wrong is worse than asking for a unit.
  */
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
