@@ -10,14 +10,15 @@ import { WebConfigError } from './serve/web-config.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
 import { isConfigError } from './lib/errors.js';
 import { shardFromFlags, type ShardSpec } from './fleet/shard.js';
+import { LOG_FORMATS, type LogFormat } from './logger.js';
 
 export const CONFIG_ENV = 'FLUSSONIC_EXPORTER_CONFIG';
 /** The environment variable --web.external-address falls back to (the Kubernetes manifests set it per pod). */
 export const EXTERNAL_ADDRESS_ENV = 'FLUSSONIC_EXPORTER_EXTERNAL_ADDRESS';
 
 export const USAGE = `Usage:
-  flussonic-exporter --config FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
-  flussonic-exporter --config FILE --check-config [--web.config.file FILE]
+  flussonic-exporter --config.file FILE [--web.listen-address HOST:PORT ...] [--web.config.file FILE] [options]
+  flussonic-exporter --config.file FILE --config.check [--web.config.file FILE] [options]
   flussonic-exporter --web.config.check FILE
   flussonic-exporter --demo [--demo-full] [--demo-shape flat|nested] [--web.listen-address HOST:PORT ...] [options]
   flussonic-exporter simulate [--port 8080 --streams 200 --sessions 5000 ...]   (see simulate --help)
@@ -25,9 +26,10 @@ export const USAGE = `Usage:
 Prometheus exporter for Flussonic Media Server (API v3) and the Catena operations log.
 
 Options:
-  -c, --config FILE                YAML config (default: $${CONFIG_ENV}); see config.example.yaml
-      --check-config               validate the config (and --web.config.file), print every problem,
-                                   exit 0 (valid) or 2
+  -c, --config.file FILE           YAML config (default: $${CONFIG_ENV}); see config.example.yaml.
+                                   Alias: --config
+      --config.check               validate the config, --web.config.file and the other flags, print
+                                   every problem, exit 0 (valid) or 2. Alias: --check-config
       --demo                       poll an embedded simulator on a loopback port (simulated data!);
                                    listens on 127.0.0.1:9228 unless --web.listen-address says otherwise
       --demo-full                  the full tour: the demo with every collector and family switch on
@@ -50,14 +52,17 @@ Options:
                                    the response is written (default ${formatDuration(DEFAULT_LIMITS.requestTimeoutMs)})
       --web.health-without-auth    serve /-/healthy and /-/ready without basic auth (kubelet probes;
                                    they answer only OK or not ready); every other path keeps it
-      --log-level LEVEL            debug | info | warn | error, overrides log_level
+      --web.enable-lifecycle       serve POST /-/reload (reloads like SIGHUP); without it 403
+      --log.level LEVEL            debug | info | warn | error, overrides log_level. Alias: --log-level
+      --log.format FORMAT          json (default: one JSON object a line) or logfmt (key=value lines)
       --shard N                    poll only the servers whose name hashes to shard N (0-based) ...
       --total-shards M             ... of M replicas (kube-state-metrics style sharding)
       --shard-from-hostname        take N from the StatefulSet pod name (HOSTNAME=name-N)
   -v, --version                    print the version
   -h, --help                       print this help
 
-Signals: SIGHUP reloads the config and the web config (a bad one is logged and the old one kept);
+Signals: SIGHUP (or POST /-/reload with --web.enable-lifecycle) reloads the config and the web
+config (a bad one is logged and the old one kept);
 SIGTERM/SIGINT stop cleanly. Exit codes: 0 clean stop, 2 bad config or arguments, 1 runtime failure.`;
 
 /** Bad arguments: printed with a hint to --help, exit code 2. */
@@ -87,6 +92,8 @@ export interface WebOptions {
   /** HOST:PORT that /sd gives Prometheus as this replica's address (never the request's Host header). */
   readonly externalAddress?: string;
   readonly limits: HttpLimits;
+  /** --web.enable-lifecycle: POST /-/reload reloads; absent, it answers 403. */
+  readonly enableLifecycle?: true;
 }
 
 /** `full`: every collector and family switch on (--demo-full); absent: the default settings. */
@@ -98,13 +105,27 @@ export type CliCommand =
   | { readonly kind: 'simulate'; readonly argv: readonly string[] }
   | { readonly kind: 'check'; readonly configPath: string; readonly webConfigFile?: string }
   | { readonly kind: 'check-web'; readonly file: string }
-  | { readonly kind: 'run'; readonly source: RunSource; readonly overrides: Overrides; readonly web: WebOptions; readonly shard?: ShardSpec };
+  | {
+      readonly kind: 'run';
+      readonly source: RunSource;
+      readonly overrides: Overrides;
+      readonly web: WebOptions;
+      readonly shard?: ShardSpec;
+      /** --log.format, when given (default json). */
+      readonly logFormat?: LogFormat;
+    };
 
 /** Where the demo listens unless told otherwise: simulated data is not for the network. */
 export const DEMO_LISTEN_ADDRESS: ListenAddress = Object.freeze({ host: '127.0.0.1', port: 9228 });
 
+/**
+ * Every flag. The dotted names are the Prometheus exporters' (node_exporter, blackbox_exporter);
+ * the older names stay as aliases (ALIASES).
+ */
 const OPTIONS = {
-  config: { type: 'string', short: 'c' },
+  'config.file': { type: 'string', short: 'c' },
+  config: { type: 'string' },
+  'config.check': { type: 'boolean' },
   'check-config': { type: 'boolean' },
   demo: { type: 'boolean' },
   'demo-full': { type: 'boolean' },
@@ -121,7 +142,10 @@ const OPTIONS = {
   'web.idle-timeout': { type: 'string' },
   'web.request-timeout': { type: 'string' },
   'web.health-without-auth': { type: 'boolean' },
+  'web.enable-lifecycle': { type: 'boolean' },
+  'log.level': { type: 'string' },
   'log-level': { type: 'string' },
+  'log.format': { type: 'string' },
   shard: { type: 'string' },
   'total-shards': { type: 'string' },
   'shard-from-hostname': { type: 'boolean' },
@@ -129,54 +153,79 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** Old flag names, each beside the one it stands for (both may not be given with different values). */
+const ALIASES = [
+  ['config.file', 'config'],
+  ['config.check', 'check-config'],
+  ['log.level', 'log-level'],
+] as const;
+
 export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
   if (argv[0] === 'simulate') return { kind: 'simulate', argv: argv.slice(1) };
-  let values;
+  let parsed;
   try {
-    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: OPTIONS }));
+    ({ values: parsed } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: OPTIONS }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+  const values: Values = { ...parsed };
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
   const webCheck = values['web.config.check'];
-  if (webCheck !== undefined) {
+  if (typeof webCheck === 'string') {
     if (webCheck.trim() === '') throw new UsageError('--web.config.check: empty path');
-    return { kind: 'check-web', file: webCheck };
+    return { kind: 'check-web', file: webCheck as string };
+  }
+  for (const [name, alias] of ALIASES) {
+    const [given, old] = [values[name], values[alias]];
+    if (given !== undefined && old !== undefined && given !== old) throw new UsageError(`--${name} and its alias --${alias} are both given, with different values`);
+    if (given === undefined && old !== undefined) values[name] = old;
   }
   // --demo-full is the demo too, with every switch on.
   if (values['demo-full']) values.demo = true;
 
-  if (values.demo && values.config !== undefined) throw new UsageError('--demo and --config exclude each other: the demo polls only its simulator');
+  const configFlag = values['config.file'] as string | undefined;
+  if (values.demo && configFlag !== undefined) throw new UsageError('--demo and --config.file exclude each other: the demo polls only its simulator');
   // --demo wins over the variable: an explicit flag is what the user asked for now.
-  const configPath = values.config ?? (values.demo ? undefined : nonEmpty(env[CONFIG_ENV]));
-  const webConfigFile = values['web.config.file'];
+  const configPath = configFlag ?? (values.demo ? undefined : nonEmpty(env[CONFIG_ENV]));
+  const webConfigFile = values['web.config.file'] as string | undefined;
   if (webConfigFile !== undefined && webConfigFile.trim() === '') throw new UsageError('--web.config.file: empty path');
-  if (values['check-config']) {
-    if (values.demo) throw new UsageError('--check-config checks a config file; --demo has none');
-    if (configPath === undefined) throw new UsageError(`--check-config needs --config FILE (or ${CONFIG_ENV})`);
-    return { kind: 'check', configPath, ...(webConfigFile !== undefined ? { webConfigFile } : {}) };
-  }
+  const check = values['config.check'] === true;
+  if (check && values.demo) throw new UsageError('--config.check checks a config file; --demo has none');
+  // Every flag is checked before --config.check answers: what it accepts starts.
   const overrides = parseOverrides(values);
+  const logFormat = parseLogFormat(values['log.format'] as string | undefined);
   const externalAddress = parseExternal(values['web.external-address'] as string | undefined, env);
   const web: WebOptions = {
     ...(webConfigFile !== undefined ? { configFile: webConfigFile } : {}),
     ...(values['web.health-without-auth'] ? { healthWithoutAuth: true } : {}),
     ...(externalAddress ? { externalAddress } : {}),
     limits: parseLimits(values),
+    ...(values['web.enable-lifecycle'] === true ? { enableLifecycle: true as const } : {}),
   };
-  const shard = shardFromFlags({ shard: values.shard, totalShards: values['total-shards'], fromHostname: values['shard-from-hostname'] }, env.HOSTNAME);
+  const shard = shardFromFlags({ shard: values.shard as string | undefined, totalShards: values['total-shards'] as string | undefined, fromHostname: values['shard-from-hostname'] as boolean | undefined }, env.HOSTNAME);
   if (typeof shard === 'string') throw new UsageError(shard);
+  if (values['demo-shape'] !== undefined && !values.demo) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
+  if (check) {
+    if (configPath === undefined) throw new UsageError(`--config.check needs --config FILE (or ${CONFIG_ENV})`);
+    return { kind: 'check', configPath, ...(webConfigFile !== undefined ? { webConfigFile } : {}) };
+  }
   const sharding = shard.totalShards > 1 ? { shard } : {};
+  const logging = logFormat !== undefined ? { logFormat } : {};
   if (values.demo) {
     const full = values['demo-full'] ? { full: true as const } : {};
-    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined), ...full }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding };
+    return { kind: 'run', source: { kind: 'demo', shape: demoShape(values['demo-shape'] as string | undefined), ...full }, overrides: { listenAddresses: [DEMO_LISTEN_ADDRESS], ...overrides }, web, ...sharding, ...logging };
   }
-  if (values['demo-shape'] !== undefined) throw new UsageError('--demo-shape chooses the stats shape of --demo; add --demo');
   if (configPath === undefined) {
     throw new UsageError(`no config given: start with --config FILE (or set ${CONFIG_ENV}=FILE); to try it out without a Flussonic server, run with --demo`);
   }
-  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, web, ...sharding };
+  return { kind: 'run', source: { kind: 'file', path: configPath }, overrides, web, ...sharding, ...logging };
+}
+
+function parseLogFormat(value: string | undefined): LogFormat | undefined {
+  if (value === undefined) return undefined;
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--log.format: expected one of ${LOG_FORMATS.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as LogFormat;
 }
 
 function demoShape(value: string | undefined): DemoShape {
@@ -222,9 +271,10 @@ function parseOverrides(values: Values): Overrides {
     if (problem) throw new UsageError(`--web.telemetry-path: ${problem}`);
     out.metricsPath = path;
   }
-  const logLevel = values['log-level'] as string | undefined;
+  const logLevel = values['log.level'] as string | undefined;
   if (logLevel !== undefined) {
-    if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+    const flag = values['log-level'] !== undefined ? '--log-level' : '--log.level';
+    if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`${flag}: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
     out.logLevel = logLevel as LogLevel;
   }
   return out;

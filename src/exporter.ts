@@ -39,6 +39,8 @@ export interface ExporterDeps {
   readonly demo?: boolean;
   /** --web.health-without-auth: the health endpoints answer without basic auth. */
   readonly healthWithoutAuth?: boolean;
+  /** POST /-/reload (--web.enable-lifecycle); absent: 403. */
+  readonly lifecycle?: AppDeps['lifecycle'];
 }
 
 export interface Exporter {
@@ -109,6 +111,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     ...(deps.externalAddress !== undefined ? { externalAddress: deps.externalAddress } : {}),
     ...(deps.guards ? { guards: deps.guards } : {}),
     ...(deps.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
+    ...(deps.lifecycle ? { lifecycle: deps.lifecycle } : {}),
   });
 
   let stopping: Promise<void> | undefined;

@@ -1,34 +1,49 @@
 /**
  * The signals of the running daemon: SIGHUP reloads the config (a bad one is logged and the old
- * one keeps running), SIGTERM/SIGINT stop everything and end within a deadline.
+ * one keeps running; POST /-/reload runs the same reload), SIGTERM/SIGINT stop everything and end
+ * within a deadline.
  */
 import type { Logger } from 'pino';
 import { isConfigError } from './lib/errors.js';
 import type { Exporter } from './exporter.js';
 import type { ExporterConfig } from './config/index.js';
+import type { ReloadOutcome } from './serve/route-types.js';
 
 /** SIGTERM to exit stays below 5 s even when stopping hangs. */
 const STOP_DEADLINE_MS = 4500;
 
 /**
- * `load` re-reads the config (undefined: nothing to reload, as in the demo); `reloadWeb` re-reads
- * the web config (it logs its own outcome).
+ * The reload SIGHUP and POST /-/reload run: the web config (`reloadWeb`, which logs its own
+ * outcome; false when the new one is bad), then the config (`load`; undefined: nothing to reload,
+ * as in the demo). A bad one is logged and the previous one keeps running.
  */
-export function reloadOnSighup(exporter: Exporter, load: (() => ExporterConfig) | undefined, log: Logger, reloadWeb?: () => void): void {
-  process.on('SIGHUP', () => {
-    reloadWeb?.();
-    if (!load) return log.info('SIGHUP: there is no config file to reload');
+export function configReloader(exporter: Exporter, load: (() => ExporterConfig) | undefined, log: Logger, reloadWeb?: (trigger: string) => boolean): (trigger: string) => ReloadOutcome {
+  return (trigger) => {
+    const webOk = reloadWeb?.(trigger) ?? true;
+    const webFailure = 'the web config is invalid; the previous one stays in force (see the log)';
+    if (!load) {
+      log.info({ trigger }, 'there is no config file to reload');
+      return webOk ? { ok: true } : { ok: false, error: webFailure };
+    }
     try {
       exporter.reload(load());
       exporter.configReloaded(true);
-      log.info('configuration reloaded');
+      log.info({ trigger }, 'configuration reloaded');
     } catch (error) {
       exporter.configReloaded(false);
       // ConfigError problems carry paths and messages, never secret values.
       const problems = isConfigError(error) ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
-      log.error({ problems }, 'the new configuration is invalid; the previous one keeps running');
+      log.error({ problems, trigger }, 'the new configuration is invalid; the previous one keeps running');
+      const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+      return { ok: false, error: `the new configuration is invalid (${count}, see the log); the previous one keeps running` };
     }
-  });
+    return webOk ? { ok: true } : { ok: false, error: webFailure };
+  };
+}
+
+/** SIGHUP runs `reload`. */
+export function reloadOnSighup(reload: (trigger: string) => ReloadOutcome): void {
+  process.on('SIGHUP', () => reload('SIGHUP'));
 }
 
 /** Resolves once SIGTERM or SIGINT came and `stopAll` finished, or the deadline passed. */

@@ -5,6 +5,11 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { ExporterConfig } from './config/index.js';
+import { logfmtLine } from './lib/logfmt.js';
+
+/** How log lines are written: JSON objects (pino's, the default) or logfmt `key=value` lines. */
+export const LOG_FORMATS = ['json', 'logfmt'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const SECRET_KEYS = ['password', 'token', 'apiKey', 'api_key', 'bearer_token', 'credentials', 'authorization', 'Authorization', 'x-auth-token', 'X-Auth-Token'];
 
@@ -25,4 +30,17 @@ export function createLogger(level: ExporterConfig['logLevel'], destination?: De
     redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
   };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * Where the process logger writes: stdout, each line turned into logfmt for `logfmt`. A small
+ * synchronous formatter rather than a pino transport (pino-logfmt): a transport runs in a thread of
+ * its own, writes asynchronously (lines still queued at process.exit are lost without extra flush
+ * handling), and the worker threads' lines reach this destination as finished JSON lines anyway,
+ * so one formatter at the point of writing covers both.
+ */
+export function logDestination(format: LogFormat, out: DestinationStream = pino.destination({ dest: 1, sync: true })): DestinationStream | undefined {
+  // JSON: pino's own default destination, as without the flag.
+  if (format === 'json') return undefined;
+  return { write: (line: string) => out.write(logfmtLine(line)) };
 }

@@ -11,9 +11,10 @@ import { startListeners, type Listeners } from './serve/listen.js';
 import { FIXED_ROUTE_PATHS } from './serve/routes.js';
 import { loadWebConfig } from './serve/web-config.js';
 import { WebConfigSource } from './serve/web-config-source.js';
-import { reloadOnSighup, untilStopped } from './lifecycle.js';
-import { createLogger } from './logger.js';
-import { readVersion } from './version.js';
+import type { ReloadOutcome } from './serve/route-types.js';
+import { configReloader, reloadOnSighup, untilStopped } from './lifecycle.js';
+import { createLogger, logDestination } from './logger.js';
+import { readVersion, versionText } from './version.js';
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCli(argv, process.env);
@@ -21,7 +22,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'help':
       return print(USAGE);
     case 'version':
-      return print(readVersion());
+      return print(versionText(readVersion()));
     case 'simulate':
       // Loaded only for this subcommand, like the demo: the exporter itself never imports the simulator.
       return (await import('./demo.js')).simulate(command.argv);
@@ -51,19 +52,22 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
   let webConfig: WebConfigSource;
   try {
     config = load();
-    logger = createLogger(config.logLevel);
+    logger = createLogger(config.logLevel, logDestination(command.logFormat ?? 'json'));
     // A bad web config stops the start (exit 2); later, a bad one keeps the last good one.
     webConfig = new WebConfigSource(web.configFile, logger);
   } catch (error) {
     await demo?.close();
     throw error;
   }
+  // POST /-/reload runs the reload SIGHUP runs; it is made once the exporter exists.
+  let reload: (trigger: string) => ReloadOutcome = () => ({ ok: false, error: 'not started yet' });
   const exporter = createExporter({
     config,
     logger,
     version: readVersion(),
     guards: { webConfig: () => webConfig.current, maxRequests: web.limits.maxRequests },
     ...(web.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
+    lifecycle: { enabled: web.enableLifecycle === true, reload: () => reload('/-/reload') },
     ...(command.shard ? { shard: command.shard } : {}),
     ...(web.externalAddress !== undefined ? { externalAddress: web.externalAddress } : {}),
     demo: demo !== undefined,
@@ -79,7 +83,8 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     await Promise.all([listeners?.close(), exporter.app.close(), demo?.close()]);
   }, logger);
   webConfig.onReloadOutcome((ok) => exporter.webConfigReloaded(ok));
-  reloadOnSighup(exporter, source.kind === 'file' ? load : undefined, logger, () => webConfig.reload('SIGHUP'));
+  reload = configReloader(exporter, source.kind === 'file' ? load : undefined, logger, (trigger) => webConfig.file === undefined || webConfig.reload(trigger));
+  reloadOnSighup(reload);
   try {
     await exporter.app.ready();
     listeners = await startListeners({

@@ -108,6 +108,8 @@ export interface PollOutcome {
   /** The fingerprint of the spec the target was made from. */
   readonly fingerprint: string;
   readonly ok: boolean;
+  /** The poll reached its deadline before every collector finished (flussonic_exporter_poll_deadline_missed_total). */
+  readonly deadlineMissed: boolean;
   /** Every collector's samples as deps.prepare() made them, one map of families (a good poll). */
   readonly exposition?: PreparedTarget;
   readonly collectors: readonly CollectorRun[];
@@ -270,7 +272,11 @@ class TargetRunner {
     const deadlineMs = pollDeadlineMs(target.intervalMs);
     const controller = new AbortController();
     this.inFlight = controller;
-    const deadline = setTimeout(() => controller.abort(new Error(`poll deadline of ${deadlineMs} ms reached`)), deadlineMs);
+    let deadlineMissed = false;
+    const deadline = setTimeout(() => {
+      deadlineMissed = true;
+      controller.abort(new Error(`poll deadline of ${deadlineMs} ms reached`));
+    }, deadlineMs);
     const started = performance.now();
     let results: CollectorResult[];
     try {
@@ -281,7 +287,7 @@ class TargetRunner {
     }
     // A poll cut short by stop() or removal reports nothing: the target is going away.
     if (this.stopped) return;
-    this.report(results, performance.now() - started);
+    this.report(results, performance.now() - started, deadlineMissed);
   }
 
   /**
@@ -309,7 +315,7 @@ class TargetRunner {
     return upstreamError('collector_deadline', { target: this.target.name, endpoint: collector }, { why });
   }
 
-  private report(results: readonly CollectorResult[], durationMs: number): void {
+  private report(results: readonly CollectorResult[], durationMs: number, deadlineMissed: boolean): void {
     const { target, deps } = this;
     const failures: string[] = [];
     const dropped: Record<string, number> = {};
@@ -365,6 +371,7 @@ class TargetRunner {
       target,
       fingerprint: this.fingerprint,
       ok,
+      deadlineMissed,
       ...(ok ? { exposition: mergePrepared(results.map((r) => r.prepared!)) } : {}),
       collectors: results.map((r) => ({
         name: r.collector.name,

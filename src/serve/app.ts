@@ -31,12 +31,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   for (const reason of THROTTLE_REASONS) deps.self.incCounter(AUTH_THROTTLED, { reason }, 0);
   const onAuthThrottled = (reason: ThrottleReason): void => deps.self.incCounter(AUTH_THROTTLED, { reason }, 1);
-  addRoutes(app, servedRoutes(deps), { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, onAuthThrottled, ...deps.guards });
+  // Every answer is counted (flussonic_exporter_http_requests_total), refusals included.
+  const answered = (path: string, code: number): void => deps.self.httpRequest(path, code);
+  addRoutes(app, servedRoutes(deps), { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, onAuthThrottled, answered, ...deps.guards });
   return app;
 }
 
 /** Serves `routes` on `app` behind the guards, with short 404 and error answers. */
-export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Omit<GuardOptions, 'routes'>): void {
+export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Partial<Omit<GuardOptions, 'routes'>>): void {
   installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...guards, routes });
   for (const route of routes) app.route({ method: [...route.methods], url: route.path, handler: route.handler });
 

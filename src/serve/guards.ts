@@ -19,15 +19,27 @@ export interface GuardOptions {
   readonly maxRequests: number;
   /** Shared so tests can see its cache work; default a new one (its thread ends with the app). */
   readonly auth?: BasicAuthChecker;
+  /** Told of every answer: the route's path (`other` off the table) and the status code. */
+  readonly answered?: (path: string, code: number) => void;
   /** Hears of every request answered 429 because its auth check could not be queued. */
   readonly onAuthThrottled?: (reason: ThrottleReason) => void;
 }
+
+/** The path label of a request to no route of the table: one value, so the label stays bounded. */
+export const OTHER_PATH = 'other';
 
 export function installGuards(app: FastifyInstance, options: GuardOptions): void {
   const known = new Map(options.routes.map((route) => [stripSlash(route.path), { ...route, allow: route.methods.join(', ') }]));
   const auth = options.auth ?? new BasicAuthChecker();
   app.addHook('onClose', () => auth.close());
   let scrapes = 0;
+
+  const answered = options.answered;
+  if (answered) {
+    app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+      answered(known.get(stripSlash(pathOf(request.url)))?.path ?? OTHER_PATH, reply.statusCode);
+    });
+  }
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const web = options.webConfig();

@@ -28,6 +28,19 @@ export function metricsHandler(deps: RouteDeps): RouteHandler {
   };
 }
 
+/**
+ * POST /-/reload: reloads as SIGHUP does when --web.enable-lifecycle is on; else 403 with
+ * Prometheus' words. A failed reload answers 500 with its one-line reason (the log has every problem).
+ */
+export function reloadHandler(deps: RouteDeps): RouteHandler {
+  return (_request, reply) => {
+    const lifecycle = deps.lifecycle;
+    if (!lifecycle?.enabled) return plain(reply, 403, 'Lifecycle API is not enabled.\n');
+    const outcome = lifecycle.reload();
+    return outcome.ok ? plain(reply, 200, '') : plain(reply, 500, `failed to reload config: ${outcome.error}\n`);
+  };
+}
+
 export function healthyHandler(): RouteHandler {
   return (_request, reply) => plain(reply, 200, 'healthy\n');
 }

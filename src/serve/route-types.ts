@@ -8,7 +8,7 @@ import type { SelfMetrics } from './self.js';
 import type { TargetStatus } from '../poll/poller.js';
 import type { FleetView } from '../fleet/fleet.js';
 
-export type RouteMethod = 'GET' | 'HEAD';
+export type RouteMethod = 'GET' | 'HEAD' | 'POST';
 
 /** `web-config`: the web config's users must authenticate (when it has any); `none`: open. */
 export type RouteAuth = 'web-config' | 'none';
@@ -61,4 +61,16 @@ export interface RouteDeps {
   readonly demo?: boolean;
   /** --web.health-without-auth: /-/healthy and /-/ready answer without basic auth. */
   readonly healthWithoutAuth?: boolean;
+  /** The lifecycle API (POST /-/reload); absent or not enabled: 403, as Prometheus answers. */
+  readonly lifecycle?: LifecycleDeps;
 }
+
+/** What POST /-/reload runs: the reload SIGHUP runs (src/lifecycle.ts). */
+export interface LifecycleDeps {
+  /** --web.enable-lifecycle was given. */
+  readonly enabled: boolean;
+  /** Re-reads the config and the web config; `error` is a one-line reason, never a secret. */
+  readonly reload: () => ReloadOutcome;
+}
+
+export type ReloadOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };

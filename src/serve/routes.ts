@@ -6,7 +6,7 @@
  * (FIXED_ROUTE_PATHS, handed to config validation by its callers).
  */
 import { probeHandler, sdHandler, type FleetPaths, type FleetRouteDeps } from './fleet-routes.js';
-import { healthyHandler, metricsHandler, readyHandler } from './handlers.js';
+import { healthyHandler, metricsHandler, readyHandler, reloadHandler } from './handlers.js';
 import { landingHandler } from './landing.js';
 import type { DeclaredAuth, LandingLine, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
 
@@ -26,6 +26,7 @@ export interface RouteDeclaration {
 const READ: readonly RouteMethod[] = ['GET', 'HEAD'];
 export const HEALTHY_PATH = '/-/healthy';
 export const READY_PATH = '/-/ready';
+export const RELOAD_PATH = '/-/reload';
 const FLEET: FleetPaths = { probe: '/probe', sd: '/sd' };
 
 export const ROUTE_TABLE: readonly RouteDeclaration[] = [
@@ -33,6 +34,7 @@ export const ROUTE_TABLE: readonly RouteDeclaration[] = [
   { path: '/', methods: READ, auth: 'web-config', handler: landingHandler },
   { path: HEALTHY_PATH, methods: READ, auth: 'health', landing: { title: 'Health' }, handler: healthyHandler },
   { path: READY_PATH, methods: READ, auth: 'health', landing: { title: 'Readiness' }, handler: readyHandler },
+  { path: RELOAD_PATH, methods: ['POST'], auth: 'web-config', handler: reloadHandler },
   {
     path: FLEET.sd,
     methods: READ,

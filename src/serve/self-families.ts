@@ -58,4 +58,10 @@ export const SELF_FAMILIES = defineFamilies('self', {
     help: 'Failed refreshes of this discovery source; the last good list is kept.' },
   discoveryLastSuccessTimestampSeconds: { name: 'flussonic_exporter_discovery_last_success_timestamp_seconds', type: 'gauge', labels: SRC,
     help: 'Unix time of the last successful refresh of this discovery source.' },
+  httpRequestsTotal: { name: 'flussonic_exporter_http_requests_total', type: 'counter', labels: ['path', 'code'],
+    help: 'HTTP requests the exporter answered, by route path (from the route table; path="other" for any other path) and status code, refusals (401, 405, 429, 503) included.' },
+  workerRestartsTotal: { name: 'flussonic_exporter_worker_restarts_total', type: 'counter', labels: [],
+    help: 'Worker threads restarted after they crashed (uncaught error, out of memory); the log names the reason.' },
+  pollDeadlineMissedTotal: { name: 'flussonic_exporter_poll_deadline_missed_total', type: 'counter', labels: S,
+    help: 'Polls of this target that reached their deadline (below the poll interval) before every collector finished; the poll fails and the requests in flight are aborted.' },
 });

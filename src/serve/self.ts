@@ -37,7 +37,7 @@ export interface SelfMetricsOptions {
  * How long a rendering of the self-metrics may be reused while none of the exporter's own series
  * changed: only prom-client's process/Node.js figures can be this much older than the scrape.
  */
-const RENDER_REUSE_MS = 250;
+export const RENDER_REUSE_MS = 250;
 
 export class SelfMetrics {
   readonly registry = new Registry();
@@ -53,11 +53,14 @@ export class SelfMetrics {
   private readonly families = new Map<string, OwnFamily>();
   /** Endpoints seen per target, to export each error reason from 0 once. */
   private readonly endpointsSeen = new Map<string, Set<string>>();
+  /** The kinds of target polled under each name in flussonic_exporter_poll_deadline_missed_total{server}. */
+  private readonly deadlineKinds = new Map<string, Set<'server' | 'catena'>>();
 
   constructor(options: SelfMetricsOptions) {
     for (const def of [...familiesOf('self'), familyByName('flussonic_catena_up')]) this.register(def);
     this.gauge('flussonic_exporter_build_info').set({ version: options.version, revision: options.revision ?? readRevision(), nodejs_version: process.versions.node }, 1);
     this.gauge('flussonic_exporter_demo').set({}, options.demo ? 1 : 0);
+    this.counter('flussonic_exporter_worker_restarts_total').inc({}, 0);
     if (options.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       for (const name of DEFAULT_METRICS_DROPPED) this.registry.removeSingleMetric(name);
@@ -164,6 +167,32 @@ export class SelfMetrics {
     this.version++;
   }
 
+  /** A crashed worker thread was started again. */
+  workerRestarted(): void {
+    this.counter('flussonic_exporter_worker_restarts_total').inc({}, 1);
+    this.version++;
+  }
+
+  /**
+   * A poll of this target ended: whether it reached its deadline (exported from 0 at the first
+   * poll). A server and a Catena service of one name share the series; it goes with the last of them.
+   */
+  pollEnded(kind: 'server' | 'catena', target: string, deadlineMissed: boolean): void {
+    let kinds = this.deadlineKinds.get(target);
+    if (!kinds) this.deadlineKinds.set(target, (kinds = new Set()));
+    kinds.add(kind);
+    this.counter('flussonic_exporter_poll_deadline_missed_total').inc({ server: target }, deadlineMissed ? 1 : 0);
+    this.version++;
+  }
+
+  /**
+   * One HTTP request answered. It does not mark the self-metrics changed: a scrape would then
+   * never reuse a rendering (RENDER_REUSE_MS), and the count is at most that much behind.
+   */
+  httpRequest(path: string, code: number): void {
+    this.counter('flussonic_exporter_http_requests_total').inc({ path, code: String(code) }, 1);
+  }
+
   configReloaded(ok: boolean, nowSeconds: number): void {
     this.gauge('flussonic_exporter_config_last_reload_success').set({}, ok ? 1 : 0);
     if (ok) this.gauge('flussonic_exporter_config_last_reload_success_timestamp_seconds').set({}, nowSeconds);
@@ -185,7 +214,13 @@ export class SelfMetrics {
   removeTarget(kind: 'server' | 'catena', target: string): void {
     const seen = this.endpointsSeen.get(target);
     if (seen) for (const endpoint of [...seen]) if ((endpoint === CATENA_ENDPOINT) === (kind === 'catena')) seen.delete(endpoint);
-    for (const family of this.families.values()) family.removeWhere((labels) => ownedBy(kind, target, labels));
+    for (const family of this.families.values()) if (family.def.name !== DEADLINE_FAMILY) family.removeWhere((labels) => ownedBy(kind, target, labels));
+    const kinds = this.deadlineKinds.get(target);
+    kinds?.delete(kind);
+    if (kinds?.size === 0) {
+      this.deadlineKinds.delete(target);
+      this.family(DEADLINE_FAMILY).remove({ server: target });
+    }
     this.version++;
   }
 
@@ -242,6 +277,7 @@ export class SelfMetrics {
   }
 }
 
+const DEADLINE_FAMILY = 'flussonic_exporter_poll_deadline_missed_total';
 const CATENA_COLLECTOR = 'operations';
 const CATENA_ENDPOINT = '/operations';
 

@@ -296,6 +296,7 @@ export class WorkerPool {
     if (!a) return; // removed meanwhile: its series and self-metrics are gone already
     self.addApiCounts(r.name, r.api);
     if (a.id !== r.id) return; // the poll of a replaced configuration
+    self.pollEnded(r.kind, r.name, r.deadlineMissed);
     for (const c of r.collectors) {
       self.collectorRun(r.name, c.name, c.ok, c.durationSeconds, r.at / 1000);
       if (c.ok && c.dropped > 0) self.seriesDropped(r.name, c.name, c.dropped);
@@ -338,6 +339,7 @@ export class WorkerPool {
         slot.wake = undefined;
         if (!this.stopping) {
           this.spawn(slot);
+          this.deps.self.workerRestarted();
           this.deps.log.info({ worker: slot.index, targets: this.targetsOf(slot).length }, 'worker thread restarted');
         }
         resolve();

@@ -73,6 +73,8 @@ export interface PollResult {
   readonly kind: TargetDescription['kind'];
   readonly name: string;
   readonly ok: boolean;
+  /** The poll reached its deadline before every collector finished. */
+  readonly deadlineMissed: boolean;
   /** The new exposition of the target (a good poll). */
   readonly exposition?: readonly FamilyPiece[];
   /** After a failed poll: keep the last exposition (Catena's accumulated counters) or withdraw it. */

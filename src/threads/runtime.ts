@@ -92,6 +92,7 @@ export class WorkerRuntime {
       kind: target.kind,
       name: target.name,
       ok: outcome.ok,
+      deadlineMissed: outcome.deadlineMissed,
       ...(exposition ? { exposition } : {}),
       keepOnFailure: target.keepSeriesOnFailure,
       collectors: outcome.collectors,

@@ -2,6 +2,7 @@
 import { Writable } from 'node:stream';
 import { expect, test } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { logfmtLine } from '../../src/lib/logfmt.js';
 
 function capture(): { stream: Writable; lines: () => Record<string, unknown>[] } {
   const chunks: string[] = [];
@@ -31,4 +32,11 @@ test('the level filters lower levels', () => {
   log.info('hidden');
   log.warn('shown');
   expect(out.lines().map((l) => l.msg)).toEqual(['shown']);
+});
+
+test('logfmt: time, text level and message first, nested keys dotted, values quoted and escaped where needed', () => {
+  const line = JSON.stringify({ level: 50, time: '2026-01-01T00:00:00.000Z', pid: 7, address: { port: 9228, host: '' }, list: [1, 'a'], err: { message: 'a "b"\nstack' }, ok: true, msg: 'worker thread crashed: x=1' });
+  expect(logfmtLine(`${line}\n`)).toBe(
+    'ts=2026-01-01T00:00:00.000Z level=error msg="worker thread crashed: x=1" pid=7 address.port=9228 address.host="" list="[1,\\"a\\"]" err.message="a \\"b\\"\\nstack" ok=true\n',
+  );
 });

@@ -47,7 +47,9 @@ describe('short commands', () => {
   test('--version prints the version of package.json', async () => {
     const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     const result = await runToExit(['--version']);
-    expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+    // Prometheus' form (test/cli/conventions.test.ts): the version on the first line.
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.split('\n')[0]).toContain(`, version ${version} (`);
   });
 
   test('--help prints the usage', async () => {

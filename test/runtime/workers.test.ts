@@ -89,6 +89,18 @@ describe('worker threads', () => {
     expect(value(text, REQUESTS, streamsOk('edge-1'))!).toBeGreaterThan(before);
   });
 
+  it('counts each restart of a crashed worker in flussonic_exporter_worker_restarts_total, from 0', async () => {
+    const { exporter, metrics } = setup();
+    await exporter.pollOnce();
+    expect(value(await metrics(), 'flussonic_exporter_worker_restarts_total', {})).toBe(0);
+    writeFileSync(join(faults, 'crash'), '');
+    await exporter.pollOnce(); // ends when the worker dies
+    // Crashed, not yet back: nothing restarted.
+    expect(value(await metrics(), 'flussonic_exporter_worker_restarts_total', {})).toBe(0);
+    await exporter.pollOnce(); // waits for the restart, then polls
+    expect(value(await metrics(), 'flussonic_exporter_worker_restarts_total', {})).toBe(1);
+  });
+
   it('answers a scrape while the worker is busy with a long poll', async () => {
     const { exporter, metrics } = setup();
     await exporter.pollOnce();
