@@ -14,6 +14,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { ExporterConfig } from './config/types.js';
+import { DEFAULT_MAX_CONNECTIONS } from './config/bounds.js';
 import { Fleet } from './fleet/fleet.js';
 import { SINGLE_SHARD, type ShardSpec } from './fleet/shard.js';
 import { buildApp, type AppDeps } from './serve/app.js';
@@ -81,7 +82,9 @@ export function createExporter(deps: ExporterDeps): Exporter {
   let freeBuffers: (buffers: ArrayBuffer[]) => void = () => undefined;
   const cache = new ExpositionCache({ free: (buffers) => freeBuffers(buffers) });
   const userAgent = `${USER_AGENT_PRODUCT}/${version}`;
-  const channels = threadChannels(defaultWorkerEntry(), { logLevel: config.logLevel, userAgent });
+  // max_connections is split evenly over the workers: each has its own socket budget.
+  const maxConnections = Math.max(1, Math.floor((config.maxConnections ?? DEFAULT_MAX_CONNECTIONS) / config.workers));
+  const channels = threadChannels(defaultWorkerEntry(), { logLevel: config.logLevel, userAgent, maxConnections });
   const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
   const pool = new WorkerPool({
     size: config.workers,

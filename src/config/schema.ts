@@ -9,6 +9,7 @@ import { always, baseUrl, uniqueNames, bool, duration, fail, filePath, int, mapp
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
 import { formatDuration, parseDuration } from '../lib/units.js';
 import { MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_SERVER, DEFAULT_MAX_DISCOVERED, DEFAULT_MAX_LABEL_VALUE_BYTES } from './bounds.js';
 import { metricsPathProblem, parseListenAddress, pollDeadlineMs } from './values.js';
 
 /** What validation of one file knows besides the file. */
@@ -101,6 +102,10 @@ const serverSettingsShape = (c: SchemaContext) => ({
     help('optional per-stream families (all off: at most 20 series per stream)'),
   ),
   max_series: int(1, 100_000_000).default(500_000).meta(help('cap of series per collector: over it optional, then default families are shed, and only then core series dropped')),
+  max_label_value_bytes: int(32, 1_048_576).optional().meta({ default: DEFAULT_MAX_LABEL_VALUE_BYTES }).meta(
+    help('longest label value written, in UTF-8 bytes: a longer one (a stream name) is cut at a character boundary and ends in ~ and 8 hex digits of a hash of the whole value, so distinct values stay distinct series; counted in flussonic_exporter_label_values_truncated_total'),
+  ),
+  max_connections: int(1, 64).optional().meta({ default: DEFAULT_MAX_CONNECTIONS_PER_SERVER }).meta(help('most connections open to this server at once (its collectors run side by side)')),
   sessions: section({
     group_by: z
       .array(z.enum(SESSION_GROUP_BY_ALLOWED))
@@ -133,6 +138,12 @@ const credentials = (v: SettingsInput) => {
   return { kind: 'none' as const };
 };
 
+/** Set on a discovered server by the target set (src/fleet/target-set.ts), never from the file. */
+export interface DiscoveredGuard {
+  /** discovery.allow_loopback: loopback addresses may be polled; link-local ones never. */
+  readonly allowLoopback: boolean;
+}
+
 const serverSettings = (v: SettingsInput & { stale_after?: number }, pollIntervalMs: number) => ({
   apiPrefix: v.api_prefix,
   credentials: credentials(v),
@@ -141,6 +152,10 @@ const serverSettings = (v: SettingsInput & { stale_after?: number }, pollInterva
   streams: { ...(v.streams.include ? { include: v.streams.include } : {}), ...(v.streams.exclude ? { exclude: v.streams.exclude } : {}) },
   families: v.families,
   maxSeries: v.max_series,
+  // Present only when set: the defaults (src/config/bounds.ts) apply where they are read.
+  ...(v.max_label_value_bytes !== undefined ? { maxLabelValueBytes: v.max_label_value_bytes } : {}),
+  ...(v.max_connections !== undefined ? { maxConnections: v.max_connections } : {}),
+  ...({} as { addressGuard?: DiscoveredGuard }),
   ...(v.tls_ca_file !== undefined ? { tlsCa: v.tls_ca_file } : {}),
   staleAfterMs: v.stale_after ?? STALE_AFTER_MS,
   sessionsGroupBy: v.sessions.group_by as readonly string[],
@@ -248,11 +263,21 @@ const source = <S extends z.core.$ZodLooseShape>(c: SchemaContext, example: stri
       })
       .meta(help('the templates: entry every discovered server takes its settings from', 'edge')),
     refresh_interval: duration(1000).optional().meta(help('how often this source is re-read (default: discovery.refresh_interval)')),
+    max_targets: int(1, 1_000_000).optional().meta(help('most servers this source may list (default: discovery.max_targets_per_source); a longer list is refused whole and the last good one kept')),
   });
 
 const discovery = (c: SchemaContext) =>
   section({
     refresh_interval: duration(1000).prefault('1m').meta(help('how often each discovery source is re-read')),
+    max_targets_per_source: int(1, 1_000_000).optional().meta({ default: DEFAULT_MAX_DISCOVERED }).meta(
+      help('most servers one source may list: a longer list is refused whole, the last good list is kept, and the refusal logged and counted in flussonic_exporter_discovery_refused_total{reason="source_cap"}'),
+    ),
+    max_targets: int(1, 1_000_000).optional().meta({ default: DEFAULT_MAX_DISCOVERED }).meta(
+      help('most servers all sources together may list: a refresh that would pass it is refused whole (its source keeps its last good list; reason="total_cap")'),
+    ),
+    allow_loopback: bool().optional().meta({ default: false }).meta(
+      help('poll discovered servers whose address resolves to loopback (127.0.0.0/8, ::1); link-local addresses (169.254.0.0/16, fe80::/10) are refused for discovered servers always. Static servers may use any address'),
+    ),
     cluster_peers: z
       .array(source(c, 'cluster', { seeds: z.array(seedUrl).prefault([]).check(nonEmpty('required: a list of one or more seed server URLs')).meta({ minItems: 1 }).meta(help('URLs of the seed servers (no credentials: the template has them)', ['http://flussonic-1:80'])) }))
       .prefault([])
@@ -265,10 +290,22 @@ const discovery = (c: SchemaContext) =>
     .check(
       uniqueNames([['cluster_peers', 'file_sd']], (n, earlier) => `duplicate discovery name ${JSON.stringify(n)} (already used by discovery.${earlier})`, (list, i) => `${list}-${i}`),
     )
-    .transform((v) => [
-      ...v.cluster_peers.map((e, i) => ({ kind: 'cluster_peers' as const, name: e.name ?? `cluster_peers-${i}`, template: e.template, refreshIntervalMs: e.refresh_interval ?? v.refresh_interval, seeds: e.seeds })),
-      ...v.file_sd.map((e, i) => ({ kind: 'file_sd' as const, name: e.name ?? `file_sd-${i}`, template: e.template, refreshIntervalMs: e.refresh_interval ?? v.refresh_interval, files: e.files })),
-    ]);
+    .transform((v) => {
+      const cap = (e: { max_targets?: number | undefined }) => (e.max_targets !== undefined ? { maxTargets: e.max_targets } : {});
+      // Present only when set: the defaults (src/config/bounds.ts) apply where they are read.
+      const limits: DiscoveryLimits = {
+        ...(v.max_targets !== undefined ? { maxTargets: v.max_targets } : {}),
+        ...(v.max_targets_per_source !== undefined ? { maxTargetsPerSource: v.max_targets_per_source } : {}),
+        ...(v.allow_loopback !== undefined ? { allowLoopback: v.allow_loopback } : {}),
+      };
+      return {
+        sources: [
+          ...v.cluster_peers.map((e, i) => ({ kind: 'cluster_peers' as const, name: e.name ?? `cluster_peers-${i}`, template: e.template, refreshIntervalMs: e.refresh_interval ?? v.refresh_interval, ...cap(e), seeds: e.seeds })),
+          ...v.file_sd.map((e, i) => ({ kind: 'file_sd' as const, name: e.name ?? `file_sd-${i}`, template: e.template, refreshIntervalMs: e.refresh_interval ?? v.refresh_interval, ...cap(e), files: e.files })),
+        ],
+        limits,
+      };
+    });
 
 function nonEmpty(say: string) {
   return z.superRefine<unknown[]>((items, ctx) => (items.length === 0 ? fail(ctx, items, () => say) : undefined));
@@ -295,6 +332,9 @@ export const configSchema = (c: SchemaContext) =>
     log_level: z.enum(LOG_LEVELS).default('info').meta(help('least severe level logged')),
     poll_interval: POLL_INTERVAL.meta(help('poll interval of every server without its own')),
     workers: int(1, 256).optional().meta(help('worker threads that poll (default: one per core the process may use); takes effect at the next restart')),
+    max_connections: int(1, 1_000_000).optional().meta({ default: DEFAULT_MAX_CONNECTIONS }).meta(
+      help('most connections to upstream servers open at once in the whole process, split evenly over the worker threads (each gets max_connections / workers, at least 1); a poll that finds none free waits while idle ones are closed. Takes effect at the next restart'),
+    ),
     servers: z.array(server(c)).prefault([]).meta(help('Flussonic Media Servers to poll')),
     catena: z.array(catena(c)).prefault([]).meta(help('Catena operations logs to poll (docs/catena.md)')),
     templates: z
@@ -316,8 +356,18 @@ export const configSchema = (c: SchemaContext) =>
       servers: v.servers,
       catena: v.catena,
       ...(Object.keys(v.templates).length > 0 ? { templates: new Map(Object.entries(v.templates)) as ReadonlyMap<string, z.output<ReturnType<typeof template>>> } : {}),
-      ...(v.discovery.length > 0 ? { discovery: v.discovery } : {}),
+      ...(v.discovery.sources.length > 0 ? { discovery: v.discovery.sources } : {}),
+      // Present only when set: the defaults (src/config/bounds.ts) apply where they are read.
+      ...(v.max_connections !== undefined ? { maxConnections: v.max_connections } : {}),
+      ...(Object.keys(v.discovery.limits).length > 0 ? { discoveryLimits: v.discovery.limits } : {}),
     }));
+
+/** discovery.max_targets, max_targets_per_source and allow_loopback. */
+export interface DiscoveryLimits {
+  readonly maxTargets?: number;
+  readonly maxTargetsPerSource?: number;
+  readonly allowLoopback?: boolean;
+}
 
 /** Plain data all the way down: the validated config is never changed once made. */
 type Frozen<T> = T extends ReadonlyMap<infer K, infer V> ? ReadonlyMap<K, Frozen<V>> : T extends readonly (infer U)[] ? readonly Frozen<U>[] : T extends object ? { readonly [P in keyof T]: Frozen<T[P]> } : T;

@@ -52,12 +52,15 @@ export class Fleet implements FleetView {
         refreshed: (source, ok, servers, nowSeconds) => {
           deps.self.setGauge('flussonic_exporter_discovery_targets', { source }, servers);
           deps.self.incCounter('flussonic_exporter_discovery_failures_total', { source }, ok ? 0 : 1);
+          for (const reason of ['source_cap', 'total_cap']) deps.self.incCounter('flussonic_exporter_discovery_refused_total', { source, reason }, 0);
           if (ok) deps.self.setGauge('flussonic_exporter_discovery_last_success_timestamp_seconds', { source }, nowSeconds);
         },
+        refused: (source, reason) => deps.self.incCounter('flussonic_exporter_discovery_refused_total', { source, reason }, 1),
         removed: (source) => {
           for (const name of ['flussonic_exporter_discovery_targets', 'flussonic_exporter_discovery_failures_total', 'flussonic_exporter_discovery_last_success_timestamp_seconds']) {
             deps.self.removeSeries(name, { source });
           }
+          for (const reason of ['source_cap', 'total_cap']) deps.self.removeSeries('flussonic_exporter_discovery_refused_total', { source, reason });
         },
       },
     });
@@ -68,7 +71,7 @@ export class Fleet implements FleetView {
   /** A new static config (start, reload): sources are reconfigured and the owned set rebuilt. */
   configure(config: ExporterConfig): void {
     this.config = config;
-    this.refresher.configure(config.discovery ?? [], config.templates ?? new Map());
+    this.refresher.configure(config.discovery ?? [], config.templates ?? new Map(), config.discoveryLimits);
     this.rebuild();
   }
 

@@ -7,7 +7,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import type { DiscoverySource, ServerSettings } from '../config/types.js';
+import { DEFAULT_MAX_DISCOVERED } from '../config/bounds.js';
+import type { DiscoveryLimits, DiscoverySource, ServerSettings } from '../config/types.js';
 import { fingerprint } from '../threads/target-descriptions.js';
 import { readClusterPeers } from './cluster-peers.js';
 import { filesSignature, matchFiles, readFileSd } from './file-sd.js';
@@ -16,8 +17,13 @@ import type { DiscoveredList, DiscoveredServer } from './discovery-types.js';
 /** Where the refresher reports; SelfMetrics implements it (src/fleet/fleet.ts wires it). */
 export interface DiscoveryReport {
   refreshed(source: string, ok: boolean, servers: number, nowSeconds: number): void;
+  /** A list refused whole for its length (flussonic_exporter_discovery_refused_total{source,reason}). */
+  refused(source: string, reason: RefusedReason): void;
   removed(source: string): void;
 }
+
+/** Why a list was refused: over its source's cap, or over the cap of all sources together. */
+export type RefusedReason = 'source_cap' | 'total_cap';
 
 export interface RefresherDeps {
   readonly log: Logger;
@@ -32,11 +38,15 @@ const WATCH_SETTLE_MS = 100;
 export class DiscoveryRefresher {
   private runners = new Map<string, SourceRunner>();
   private started = false;
+  private maxTotal = DEFAULT_MAX_DISCOVERED;
+  private maxPerSource = DEFAULT_MAX_DISCOVERED;
 
   constructor(private readonly deps: RefresherDeps) {}
 
   /** Applies the configured sources: unchanged ones (same settings and template) keep their list. */
-  configure(sources: readonly DiscoverySource[], templates: ReadonlyMap<string, ServerSettings>): void {
+  configure(sources: readonly DiscoverySource[], templates: ReadonlyMap<string, ServerSettings>, limits?: DiscoveryLimits): void {
+    this.maxTotal = limits?.maxTargets ?? DEFAULT_MAX_DISCOVERED;
+    this.maxPerSource = limits?.maxTargetsPerSource ?? DEFAULT_MAX_DISCOVERED;
     const next = new Map<string, SourceRunner>();
     for (const source of sources) {
       const template = templates.get(source.template);
@@ -48,7 +58,7 @@ export class DiscoveryRefresher {
         continue;
       }
       existing?.stop();
-      const runner = new SourceRunner(source, template, print, this.deps);
+      const runner = new SourceRunner(source, template, print, this.deps, (asking) => this.roomFor(asking), () => this.maxPerSource);
       // A changed source keeps serving its last list until its first refresh: a reload that
       // touched a template must not withdraw every discovered server for a moment.
       if (existing) runner.servers = existing.servers;
@@ -68,6 +78,13 @@ export class DiscoveryRefresher {
   start(): void {
     this.started = true;
     for (const runner of this.runners.values()) runner.start();
+  }
+
+  /** How many servers `asking` may list under discovery.max_targets, beside the other sources' lists. */
+  private roomFor(asking: SourceRunner): number {
+    let others = 0;
+    for (const runner of this.runners.values()) if (runner !== asking) others += runner.servers.length;
+    return this.maxTotal - others;
   }
 
   /** Every source's last good list, in configuration order. */
@@ -102,6 +119,8 @@ class SourceRunner {
     private readonly template: ServerSettings,
     readonly print: string,
     private readonly deps: RefresherDeps,
+    private readonly room: (runner: SourceRunner) => number,
+    private readonly perSource: () => number,
   ) {}
 
   start(): void {
@@ -162,6 +181,7 @@ class SourceRunner {
     try {
       const servers = await this.read(controller.signal);
       if (this.stopped) return;
+      if (servers !== undefined && this.refuses(servers.length)) return;
       if (servers !== undefined) {
         deps.report.refreshed(source.name, true, servers.length, Date.now() / 1000);
         const print = fingerprint(servers);
@@ -187,6 +207,32 @@ class SourceRunner {
       clearTimeout(deadline);
       this.controller = undefined;
     }
+  }
+
+  /**
+   * Whether a list of `count` servers is over a cap: then it is refused whole (the last good list
+   * stays), logged naming the setting, and counted. Nothing else changes: no server is added or
+   * withdrawn, and the refresh is not a failure of the source.
+   */
+  private refuses(count: number): boolean {
+    const { source, deps } = this;
+    const cap = source.maxTargets ?? this.perSource();
+    const room = this.room(this);
+    let reason: RefusedReason | undefined;
+    let message = '';
+    if (count > cap) {
+      reason = 'source_cap';
+      message = `discovery source ${source.name} listed ${count} servers, over its cap of ${cap} (discovery.max_targets_per_source, or max_targets of the source): the list is refused and the last good list of ${this.servers.length} kept`;
+    } else if (count > room) {
+      reason = 'total_cap';
+      message = `discovery source ${source.name} listed ${count} servers, which with the other sources' would pass discovery.max_targets (room for ${Math.max(0, room)}): the list is refused and the last good list of ${this.servers.length} kept`;
+    }
+    if (reason === undefined) return false;
+    // A refused list is not kept: only its length was read.
+    if (source.kind === 'file_sd') this.filesPrint = undefined;
+    deps.report.refused(source.name, reason);
+    deps.log.error({ source: source.name, servers: count, reason, kept: this.servers.length }, message);
+    return true;
   }
 
   /** The source's servers now, or undefined when a file_sd source's files did not change. */

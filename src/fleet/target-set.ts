@@ -38,6 +38,8 @@ export function buildTargetSet(config: ExporterConfig, lists: readonly Discovere
   const names = new Map(config.servers.map((s) => [s.name, 'static']));
   const staticUrls = new Set(config.servers.map((s) => s.url));
   const collisions: string[] = [];
+  // Discovered servers are refused loopback (unless allowed) and link-local addresses at connect time.
+  const addressGuard = { allowLoopback: config.discoveryLimits?.allowLoopback ?? false };
   for (const list of lists) {
     const template = config.templates?.get(list.template);
     if (!template) continue;
@@ -52,7 +54,7 @@ export function buildTargetSet(config: ExporterConfig, lists: readonly Discovere
         continue;
       }
       names.set(found.name, list.source);
-      servers.push({ server: { ...template, name: found.name, url: found.url }, source: list.source, labels: found.labels });
+      servers.push({ server: { ...template, name: found.name, url: found.url, addressGuard }, source: list.source, labels: found.labels });
     }
   }
   const ownedServers = servers.filter((s) => ownsServer(shard, s.server.name));

@@ -45,4 +45,6 @@ export interface ApiStats {
   request(endpoint: string, code: string): void;
   error(endpoint: string, reason: string): void;
   responseBytes(endpoint: string, bytes: number): void;
+  /** A connection refused by the address guard of a discovered server (src/upstream/address-guard.ts). */
+  refused?(range: string): void;
 }

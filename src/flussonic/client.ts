@@ -8,6 +8,8 @@
  */
 import type { Logger } from 'pino';
 import type { Credentials, ServerConfig } from '../config/types.js';
+import { DEFAULT_MAX_CONNECTIONS_PER_SERVER } from '../config/bounds.js';
+import type { ConnectionBudget } from '../upstream/connections.js';
 import { UpstreamHttp } from '../upstream/http.js';
 import { PageSize } from '../upstream/page-size.js';
 import { cursorWalk } from '../upstream/walk.js';
@@ -20,6 +22,8 @@ export interface FlussonicClientOptions {
   /** Pause before the one retry of a failed GET (default 250 ms; tests shorten it). */
   readonly retryBackoffMs?: number;
   readonly userAgent?: string;
+  /** The thread's socket budget (src/upstream/connections.ts); none: unbounded. */
+  readonly budget?: ConnectionBudget;
 }
 
 export class FlussonicClient implements FlussonicApi {
@@ -45,6 +49,10 @@ export class FlussonicClient implements FlussonicApi {
       keepAliveTimeoutMs: Math.min(config.pollIntervalMs + 10_000, 10 * 60_000),
       userAgent: options.userAgent,
       ...(config.tlsCa !== undefined ? { ca: config.tlsCa } : {}),
+      connections: config.maxConnections ?? DEFAULT_MAX_CONNECTIONS_PER_SERVER,
+      ...(config.addressGuard !== undefined ? { guard: config.addressGuard } : {}),
+      ...(options.budget !== undefined ? { budget: options.budget } : {}),
+      onRefused: (range) => options.stats.refused?.(range),
     });
   }
 

@@ -40,6 +40,11 @@ export const ERROR_KINDS = {
     expected: 'a complete response',
     message: (d: { readonly what: string; readonly causeText: string }) => `${d.what}: ${d.causeText}`,
   },
+  address_refused: {
+    reason: 'connection',
+    expected: 'an address a discovered server may be polled at',
+    message: (d: { readonly address: string; readonly why: string }) => `connection refused before connecting: ${d.why}`,
+  },
   http_status: { reason: 'http', expected: 'HTTP 2xx', message: (d: { readonly status: number }) => `HTTP ${d.status}, expected 2xx` },
   empty_body: { reason: 'invalid_json', expected: 'a JSON object', message: (_d: Readonly<Record<never, never>>) => 'empty body, expected a JSON object' },
   invalid_json: {

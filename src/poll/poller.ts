@@ -57,6 +57,8 @@ export interface Target {
   readonly intervalMs: number;
   /** Series cap of each collector's writer. */
   readonly maxSeries: number;
+  /** Label value cap of each collector's writer, in UTF-8 bytes (default 256: src/render/label-cap.ts). */
+  readonly maxLabelValueBytes?: number;
   readonly collectors: readonly TargetCollector[];
   /** After a failed poll, keep the last exported series (Catena) instead of withdrawing them. */
   readonly keepSeriesOnFailure: boolean;
@@ -100,6 +102,8 @@ export interface CollectorRun {
   readonly invalid: Readonly<Record<string, number>>;
   /** Series of whole families shed by max_series in this run, by family (docs/cardinality.md). */
   readonly shed: Readonly<Record<string, number>>;
+  /** Label values cut to max_label_value_bytes in this run, by family (src/render/label-cap.ts). */
+  readonly truncated?: Readonly<Record<string, number>>;
 }
 
 /** One poll that ran to its end (a poll cut short by stop or removal reports nothing). */
@@ -295,7 +299,7 @@ class TargetRunner {
    * not honour the signal still cannot hold the poll past the deadline.
    */
   private async runCollector(collector: TargetCollector, signal: AbortSignal): Promise<CollectorResult> {
-    const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries, this.sampleSizes.get(collector.name));
+    const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries, this.sampleSizes.get(collector.name), this.target.maxLabelValueBytes);
     const started = performance.now();
     const log = this.log.child({ collector: collector.name });
     try {
@@ -380,6 +384,7 @@ class TargetRunner {
         dropped: errors.get(r) === undefined ? r.out.dropped : 0,
         invalid: Object.fromEntries(r.out.checks.byFamily),
         shed: errors.get(r) === undefined ? Object.fromEntries(r.out.shed) : {},
+        ...(r.out.truncated.size > 0 ? { truncated: Object.fromEntries(r.out.truncated) } : {}),
       })),
       status: this.status,
     });

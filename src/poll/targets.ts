@@ -9,6 +9,7 @@ import type { CatenaCollector, CollectorEntry } from '../collect/types.js';
 import type { CatenaConfig, ServerConfig } from '../config/types.js';
 import type { ApiStats } from '../flussonic/api.js';
 import { FlussonicClient } from '../flussonic/client.js';
+import type { ConnectionBudget } from '../upstream/connections.js';
 import type { Target, TargetCollectContext, TargetSpec } from './poller.js';
 import type { AssignedTarget } from '../threads/protocol.js';
 import { LedgerHandoff, OperationsCollector } from '../collect/operations.js';
@@ -30,6 +31,8 @@ export interface TargetDeps {
   readonly stats: (target: string) => ApiStats;
   readonly log: Logger;
   readonly userAgent: string;
+  /** The worker's socket budget, shared by every server's client. */
+  readonly budget?: ConnectionBudget;
 }
 
 /** The poller's spec of an assigned target (in the worker that owns it). */
@@ -50,6 +53,7 @@ export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
     stats: deps.stats(config.name),
     log,
     userAgent: deps.userAgent,
+    ...(deps.budget !== undefined ? { budget: deps.budget } : {}),
   });
   const collectors = deps.collectorTable
     .filter((entry) => config.collectors[entry.name])
@@ -66,6 +70,7 @@ export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
     labelName: 'server',
     intervalMs: config.pollIntervalMs,
     maxSeries: config.maxSeries,
+    ...(config.maxLabelValueBytes !== undefined ? { maxLabelValueBytes: config.maxLabelValueBytes } : {}),
     collectors,
     keepSeriesOnFailure: false,
     close: () => client.close(),

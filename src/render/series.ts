@@ -3,6 +3,8 @@ import { ValueChecks } from '../families/ranges.js';
 import { FamilyBytes } from './family-bytes.js';
 import { FamilyState } from './family-state.js';
 import type { LabelBlockCache } from './label-blocks.js';
+import { mayExceed, truncateLabelValue } from './label-cap.js';
+import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
 
 export { formatValue } from './family-bytes.js';
 
@@ -81,6 +83,12 @@ export class SeriesWriter {
   problemCount = 0;
   /** Values outside their family's range: refused at the entry points below (src/families/ranges.ts). */
   readonly checks = new ValueChecks();
+  /** Label values written cut to max_label_value_bytes in this run, by family (src/render/label-cap.ts). */
+  readonly truncated = new Map<string, number>();
+  /** Values of up to this many UTF-16 units are never over the cap: the common path checks only this. */
+  private readonly safeLength: number;
+  private lastLong: string | undefined;
+  private lastCapped = '';
 
   /**
    * `sizes`: the samples per family of the same collector's last run on this target
@@ -90,7 +98,9 @@ export class SeriesWriter {
     constLabels: readonly (readonly [string, string])[],
     private readonly maxSeries: number = Number.POSITIVE_INFINITY,
     private readonly sizes?: SampleSizes,
+    private readonly maxLabelValueBytes: number = DEFAULT_MAX_LABEL_VALUE_BYTES,
   ) {
+    this.safeLength = Math.floor(maxLabelValueBytes / 3);
     this.constLabelNames = constLabels.map(([name]) => name);
     this.constPrefix = constLabels.map(([name, value]) => `${name}="${escapeLabelValue(value)}"`).join(',');
   }
@@ -153,7 +163,8 @@ export class SeriesWriter {
     const n = labelValues.length;
     if (cache !== undefined && labelNames === undefined && n >= 1 && def.labels.length === offset + n) {
       const label = def.labels[offset]!;
-      const first = labelValues[0]!;
+      // Capped before the lookup: the cache is keyed by the value as written, never by a huge one.
+      const first = this.capped(def, labelValues[0]!);
       const block = cache.get(label, first) ?? cache.set(label, first, this.encodedBlock(def, [first], [label]));
       // Further pairs (a state, an input index) follow the cached block of the first label.
       f.push(block, v, n === 1 ? undefined : this.suffixOf(f, labelValues));
@@ -170,7 +181,7 @@ export class SeriesWriter {
     if (suffix === undefined) {
       const offset = this.constLabelNames.length;
       let text = '';
-      for (let i = 1; i < labelValues.length; i++) text += `,${f.def.labels[offset + i]}="${escapeLabelValue(labelValues[i]!)}"`;
+      for (let i = 1; i < labelValues.length; i++) text += `,${f.def.labels[offset + i]}="${escapeLabelValue(this.capped(f.def, labelValues[i]!))}"`;
       suffix = Buffer.from(`${text}}`, 'utf8');
       if (cache.size < MAX_SUFFIXES) cache.set(key, suffix);
     }
@@ -324,6 +335,23 @@ export class SeriesWriter {
     out.byte(NEWLINE);
   }
 
+  /** The value as written: itself, or cut to max_label_value_bytes with a hash suffix (counted). */
+  private capped(def: FamilyDef, value: string): string {
+    if (value.length <= this.safeLength || !mayExceed(value, this.maxLabelValueBytes)) return value;
+    this.countTruncated(def);
+    // A stream's families write the same value one after another: it is cut (and hashed) once.
+    if (value !== this.lastLong) {
+      this.lastLong = value;
+      this.lastCapped = truncateLabelValue(value, this.maxLabelValueBytes);
+    }
+    return this.lastCapped;
+  }
+
+  /** Counts one label value written cut short in `def`'s family. */
+  private countTruncated(def: FamilyDef): void {
+    this.truncated.set(def.name, (this.truncated.get(def.name) ?? 0) + 1);
+  }
+
   private encodedBlock(def: FamilyDef, labelValues: readonly string[], labelNames?: readonly string[]): LabelBlock {
     const pairs = this.labelPairs(def, labelValues, labelNames);
     return pairs ? Buffer.from(`{${pairs}}`, 'utf8') : EMPTY_BLOCK;
@@ -336,7 +364,7 @@ export class SeriesWriter {
     let s = this.constPrefix;
     for (let i = 0; i < count; i++) {
       const name = labelNames ? labelNames[i] : def.labels[i + offset];
-      const value = escapeLabelValue(labelValues[i] ?? '');
+      const value = escapeLabelValue(this.capped(def, labelValues[i] ?? ''));
       s = s ? `${s},${name}="${value}"` : `${name}="${value}"`;
     }
     return s;

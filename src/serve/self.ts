@@ -107,6 +107,7 @@ export class SelfMetrics {
       errors.inc({ server: target, endpoint, reason }, n);
     }
     for (const [endpoint, n] of counts.bytes) bytes.inc({ server: target, endpoint }, n);
+    if (counts.refused) for (const [range, n] of counts.refused) this.counter('flussonic_exporter_address_refused_total').inc({ server: target, range }, n);
     this.version++;
   }
 
@@ -158,6 +159,13 @@ export class SelfMetrics {
   invalidValues(target: string, byFamily: ReadonlyMap<string, number>): void {
     const counter = this.counter('flussonic_exporter_invalid_values_total');
     for (const [family, n] of byFamily) counter.inc({ server: target, family }, n);
+    this.version++;
+  }
+
+  /** Label values cut to max_label_value_bytes in one poll, per family (src/render/label-cap.ts). */
+  labelValuesTruncated(target: string, byFamily: Readonly<Record<string, number>>): void {
+    const counter = this.counter('flussonic_exporter_label_values_truncated_total');
+    for (const [family, n] of Object.entries(byFamily)) counter.inc({ server: target, family }, n);
     this.version++;
   }
 

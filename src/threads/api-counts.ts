@@ -9,6 +9,7 @@ class TargetCounts implements ApiStats {
   private requests = new Map<string, number>();
   private errors = new Map<string, number>();
   private bytes = new Map<string, number>();
+  private refusedByRange = new Map<string, number>();
 
   request(endpoint: string, code: string): void {
     bump(this.requests, `${endpoint}\u0000${code}`, 1);
@@ -22,9 +23,14 @@ class TargetCounts implements ApiStats {
     bump(this.bytes, endpoint, bytes);
   }
 
+  refused(range: string): void {
+    bump(this.refusedByRange, range, 1);
+  }
+
   drain(): ApiCounts {
     const pairs = (m: Map<string, number>) => [...m].map(([k, n]) => [...(k.split('\u0000') as [string, string]), n] as const);
-    const out: ApiCounts = { requests: pairs(this.requests), errors: pairs(this.errors), bytes: [...this.bytes] };
+    const out: ApiCounts = { requests: pairs(this.requests), errors: pairs(this.errors), bytes: [...this.bytes], ...(this.refusedByRange.size > 0 ? { refused: [...this.refusedByRange] } : {}) };
+    this.refusedByRange = new Map();
     this.requests = new Map();
     this.errors = new Map();
     this.bytes = new Map();

@@ -303,6 +303,7 @@ export class WorkerPool {
       const invalid = Object.entries(c.invalid);
       if (invalid.length > 0) self.invalidValues(r.name, new Map(invalid));
       for (const [family, count] of Object.entries(c.shed)) self.seriesShed(r.name, c.name, family, count);
+      if (c.truncated) self.labelValuesTruncated(r.name, c.truncated);
     }
     if (r.ok && r.exposition) cache.swapPrepared(key, new Map(r.exposition.map((p) => [p.family, p])));
     else if (!r.ok && !r.keepOnFailure) cache.withdraw(key);

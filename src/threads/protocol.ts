@@ -26,6 +26,8 @@ export interface AssignedTarget {
 export interface WorkerSettings {
   readonly logLevel: ExporterConfig['logLevel'];
   readonly userAgent: string;
+  /** This worker's share of max_connections (src/upstream/connections.ts). */
+  readonly maxConnections?: number;
 }
 
 /** Main -> worker. */
@@ -53,6 +55,8 @@ export interface ApiCounts {
   readonly errors: readonly (readonly [string, string, number])[];
   /** [endpoint, bytes] */
   readonly bytes: readonly (readonly [string, number])[];
+  /** [range, count]: connections refused by the address guard (discovered servers). */
+  readonly refused?: readonly (readonly [string, number])[];
 }
 
 /** One family of a target's exposition: its deflated piece (src/render/gzip-stream.ts). */

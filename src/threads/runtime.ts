@@ -11,6 +11,8 @@ import { prepareSources } from '../render/prepare.js';
 import { Poller, type PollOutcome } from '../poll/poller.js';
 import { targetSpec, type CatenaCollectorFactory } from '../poll/targets.js';
 import { ApiCountsByTarget } from './api-counts.js';
+import { DEFAULT_MAX_CONNECTIONS } from '../config/bounds.js';
+import { ConnectionBudget } from '../upstream/connections.js';
 import { transferList, type FromWorker, type PollResult, type ToWorker } from './protocol.js';
 
 /** The side of a message port a runtime talks through (a worker's parentPort, or a MessagePort). */
@@ -24,10 +26,14 @@ export interface RuntimeDeps {
   readonly collectorTable: readonly CollectorEntry[];
   readonly catenaCollector: CatenaCollectorFactory;
   readonly userAgent: string;
+  /** This worker's share of max_connections (default: all of DEFAULT_MAX_CONNECTIONS). */
+  readonly maxConnections?: number;
 }
 
 export class WorkerRuntime {
   private readonly counts = new ApiCountsByTarget();
+  /** Every server client of this worker draws its sockets from it. */
+  readonly budget: ConnectionBudget;
   private readonly poller: Poller;
   /** Applications and stop, in the order they came; polls wait for the applications before them. */
   private queue: Promise<void> = Promise.resolve();
@@ -36,6 +42,7 @@ export class WorkerRuntime {
     private readonly port: RuntimePort,
     private readonly deps: RuntimeDeps,
   ) {
+    this.budget = new ConnectionBudget(deps.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
     this.poller = new Poller({ sink: (outcome) => this.send(outcome), prepare: (samples) => prepareSources([samples]), log: deps.log });
     port.on('message', (message) => this.receive(message));
   }
@@ -43,7 +50,7 @@ export class WorkerRuntime {
   private receive(message: ToWorker): void {
     switch (message.type) {
       case 'apply': {
-        const targetDeps = { ...this.deps, stats: (name: string) => this.counts.stats(name) };
+        const targetDeps = { ...this.deps, stats: (name: string) => this.counts.stats(name), budget: this.budget };
         const specs = message.targets.map((t) => targetSpec(t, targetDeps));
         const names = new Set(message.targets.map((t) => t.target.config.name));
         this.enqueue(async () => {

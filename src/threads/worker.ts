@@ -20,4 +20,5 @@ new WorkerRuntime(port as unknown as RuntimePort & { on(event: 'message', listen
   collectorTable: COLLECTORS,
   catenaCollector: builtInCatenaCollectors(),
   userAgent: settings.userAgent,
+  ...(settings.maxConnections !== undefined ? { maxConnections: settings.maxConnections } : {}),
 });

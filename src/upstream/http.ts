@@ -19,6 +19,8 @@ import {
 import type { ApiStats, JsonObject } from '../flussonic/api.js';
 import { USER_AGENT_PRODUCT } from '../version.js';
 import { keepWasmOnBaselineTier } from './wasm-tier.js';
+import { addressRefusal, type AddressGuard, type RefusedRange } from './address-guard.js';
+import { upstreamConnector, type ConnectionBudget, type IdlePool } from './connections.js';
 
 export type Query = Readonly<Record<string, string>>;
 
@@ -53,6 +55,12 @@ export interface UpstreamHttpOptions {
   readonly userAgent?: string;
   /** PEM certificates of the CAs an https upstream's certificate must chain to (default: Node's). */
   readonly ca?: string;
+  /** Refuse loopback / link-local addresses at connect time (discovered servers; src/upstream/address-guard.ts). */
+  readonly guard?: AddressGuard;
+  /** The thread's socket budget (src/upstream/connections.ts); none: unbounded. */
+  readonly budget?: ConnectionBudget;
+  /** Called for each connection refused by `guard`. */
+  readonly onRefused?: (range: RefusedRange) => void;
 }
 
 const DEFAULT_RETRY_BACKOFF_MS = 250;
@@ -62,8 +70,10 @@ const ERROR_BODY_DRAIN_BYTES = 64 * 1024;
 /** Error codes of failures where the request got no response but the connection was the problem. */
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
-export class UpstreamHttp {
-  private readonly pool: Pool;
+export class UpstreamHttp implements IdlePool {
+  private pool: Pool;
+  private readonly origin: string;
+  private inFlight = 0;
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
   private readonly secrets: string[];
@@ -75,16 +85,9 @@ export class UpstreamHttp {
     // URL.origin never includes userinfo, so a URL written with credentials cannot leak them here.
     this.basePath = url.pathname.replace(/\/+$/, '');
     keepWasmOnBaselineTier();
-    this.pool = new Pool(url.origin, {
-      connections: options.connections ?? 4,
-      pipelining: 1,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 60_000,
-      keepAliveMaxTimeout: 10 * 60_000,
-      // Our own per-attempt deadline fires first and gives the precise reason; these are a backstop.
-      headersTimeout: options.timeoutMs + 1000,
-      bodyTimeout: options.timeoutMs + 1000,
-      connect: { timeout: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) },
-    });
+    this.origin = url.origin;
+    this.pool = this.newPool();
+    options.budget?.register(this);
     this.headers = { accept: 'application/json', 'user-agent': options.userAgent ?? USER_AGENT_PRODUCT, ...options.secretHeaders };
     this.secrets = [...Object.values(options.secretHeaders ?? {}), ...(options.secrets ?? [])].filter((s) => s.length >= 3);
     this.retryBackoffMs = options.retryBackoffMs ?? DEFAULT_RETRY_BACKOFF_MS;
@@ -92,6 +95,36 @@ export class UpstreamHttp {
 
   get target(): string {
     return this.options.target;
+  }
+
+  private newPool(): Pool {
+    const { options } = this;
+    const connect = options.guard === undefined && options.budget === undefined
+      ? { timeout: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) }
+      : upstreamConnector({ timeoutMs: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}), ...(options.guard ? { guard: options.guard } : {}), ...(options.budget ? { budget: options.budget } : {}) });
+    return new Pool(this.origin, {
+      connections: options.connections ?? 4,
+      pipelining: 1,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 60_000,
+      keepAliveMaxTimeout: 10 * 60_000,
+      // Our own per-attempt deadline fires first and gives the precise reason; these are a backstop.
+      headersTimeout: options.timeoutMs + 1000,
+      bodyTimeout: options.timeoutMs + 1000,
+      connect,
+    });
+  }
+
+  /** IdlePool: no request in flight and a socket that may be idle. */
+  idle(): boolean {
+    return !this.closed && this.inFlight === 0 && this.pool.stats.connected > 0;
+  }
+
+  /** IdlePool: closes the idle sockets (the budget needs their slots); the next request connects anew. */
+  recycle(): void {
+    if (this.closed) return;
+    const old = this.pool;
+    this.pool = this.newPool();
+    void old.close().catch(() => undefined);
   }
 
   /** Counts an error found above this layer (a walk guard, a shape check) like the ones found here. */
@@ -112,6 +145,7 @@ export class UpstreamHttp {
   /** getJson(), with the byte size of the body (for a walk's page size: src/upstream/page-size.ts). */
   async getPage(endpoint: string, path: string, query: Query | undefined, signal: AbortSignal): Promise<JsonPage> {
     const fullPath = this.basePath + path + encodeQuery(query);
+    this.inFlight++;
     try {
       return await this.attempt(endpoint, fullPath, signal);
     } catch (first) {
@@ -121,18 +155,25 @@ export class UpstreamHttp {
       return await this.attempt(endpoint, fullPath, signal).catch((second: unknown) => {
         throw unwrap(second);
       });
+    } finally {
+      this.inFlight--;
+      // Other targets wait for a socket: this one's idle sockets go first.
+      const budget = this.options.budget;
+      if (budget !== undefined && budget.waiters > 0 && this.idle()) this.recycle();
     }
   }
 
   /** Closes idle connections and waits for in-flight requests (call after aborting them). */
   async close(): Promise<void> {
     this.closed = true;
+    this.options.budget?.unregister(this);
     await this.pool.close();
   }
 
   /** Drops every connection at once, in-flight requests included. */
   async destroy(): Promise<void> {
     this.closed = true;
+    this.options.budget?.unregister(this);
     await this.pool.destroy();
   }
 
@@ -155,6 +196,11 @@ export class UpstreamHttp {
     const noResponse = (cause: unknown, bodyBytes?: number): Error => {
       if (timedOut) return this.fail(endpoint, this.timeoutError(endpoint, cause), true);
       if (signal.aborted) return this.fail(endpoint, this.abortedError(endpoint, signal, cause), false);
+      const refused = addressRefusal(cause);
+      if (refused !== undefined) {
+        this.options.onRefused?.(refused.range);
+        return this.fail(endpoint, upstreamError('address_refused', { target: this.target, endpoint }, { address: refused.address, why: refused.message }, { cause }), false);
+      }
       const code = errorCode(cause);
       if (code && TIMEOUT_CODES.has(code)) return this.fail(endpoint, this.timeoutError(endpoint, cause), true);
       const what = bodyBytes === undefined ? 'connection failed' : `connection lost after ${bodyBytes} bytes of the body`;

@@ -1,5 +1,5 @@
 /** Building fleet configs and in-process exporters for the fleet tests. */
-import type { DiscoverySource, ExporterConfig, ServerConfig, ServerSettings } from '../../src/config/types.js';
+import type { DiscoveryLimits, DiscoverySource, ExporterConfig, ServerConfig, ServerSettings } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import type { ShardSpec } from '../../src/fleet/shard.js';
 import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
@@ -10,8 +10,9 @@ export function template(overrides: Partial<ServerConfig> = {}): ServerSettings 
   return settings;
 }
 
-export function fleetConfig(servers: readonly ServerConfig[], templates: Record<string, ServerSettings>, discovery: readonly DiscoverySource[]): ExporterConfig {
-  return exporterConfig(servers, { templates: new Map(Object.entries(templates)), discovery });
+/** Discovery finds loopback simulators here, so loopback is allowed (discovery.allow_loopback); `limits` may override it. */
+export function fleetConfig(servers: readonly ServerConfig[], templates: Record<string, ServerSettings>, discovery: readonly DiscoverySource[], limits: DiscoveryLimits = {}): ExporterConfig {
+  return exporterConfig(servers, { templates: new Map(Object.entries(templates)), discovery, discoveryLimits: { allowLoopback: true, ...limits } });
 }
 
 export interface Harness {
