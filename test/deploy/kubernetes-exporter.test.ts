@@ -24,8 +24,16 @@ const rendered = renderKustomization();
 const objects = rendered ?? sourceObjects().map((s) => s.object);
 const sts = single(objects, 'StatefulSet') as unknown as IStatefulSet;
 const container = sts.spec!.template.spec!.containers[0]!;
-/** The container's environment as the config sees it: every variable set, Secret ones to a canary. */
-const containerEnv = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? `canary-${e.name}`]));
+/**
+ * The container's environment as the process sees it: every variable set, Secret and field refs to a
+ * canary, and `$(VAR)` references to earlier variables expanded as the kubelet expands them.
+ */
+const containerEnv: Record<string, string> = {};
+for (const e of container.env ?? []) {
+  // A field ref (the pod's name, its namespace) is a DNS label; a Secret's value is any text.
+  const canary = e.valueFrom?.fieldRef ? `canary-${e.name.toLowerCase().replace(/_/g, '-')}` : `canary-${e.name}`;
+  containerEnv[e.name] = (e.value ?? canary).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (ref, name: string) => containerEnv[name] ?? ref);
+}
 
 let dir: string;
 beforeAll(() => {

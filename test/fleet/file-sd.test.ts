@@ -47,8 +47,9 @@ describe('file_sd', () => {
     const byTarget = (a: Record<string, string>, b: Record<string, string>) => a.__param_target!.localeCompare(b.__param_target!);
     expect(sd.map((g) => g.labels).sort(byTarget)).toEqual(
       [
-        { dc: 'ams', __metrics_path__: '/probe', __param_target: 'edge-a' },
-        { dc: 'fra', __metrics_path__: '/probe', __param_target: hostPort(sims[1]!) },
+        // instance and server: the server's name, so Prometheus keeps one `up` per server.
+        { dc: 'ams', __metrics_path__: '/probe', __param_target: 'edge-a', instance: 'edge-a', server: 'edge-a' },
+        { dc: 'fra', __metrics_path__: '/probe', __param_target: hostPort(sims[1]!), instance: hostPort(sims[1]!), server: hostPort(sims[1]!) },
       ].sort(byTarget),
     );
 

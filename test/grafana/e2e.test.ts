@@ -76,8 +76,6 @@ const CANNOT_FIRE: Readonly<Record<string, { readonly shapes: readonly Shape[]; 
   // Counters of failures the demo does not have: a labelled counter has no series before its first count.
   FlussonicExporterSeriesShed: { shapes: SHAPES, reason: 'the demo stays under max_series, so no family is shed' },
   FlussonicDiscoveryFailing: { shapes: SHAPES, reason: 'the demo has no discovery source' },
-  FlussonicExporterPollsMissingDeadline: { shapes: SHAPES, reason: 'the demo\'s polls finish within their deadline' },
-  FlussonicExporterWorkerRestarting: { shapes: SHAPES, reason: 'the demo\'s worker threads do not crash' },
 };
 
 function key(q: Pick<PanelQuery, 'dashboard' | 'panelTitle' | 'refId'>): string {
