@@ -10,18 +10,7 @@
 import { streamFilterPasses } from '../lib/name-pattern.js';
 import type { ServerConfig, StreamFamilySwitches } from '../config/types.js';
 import type { JsonObject } from '../flussonic/api.js';
-import type {
-  DvrInfo,
-  FlatPush,
-  MediaInfo,
-  MediaTrack,
-  PushCounters,
-  StreamInputStats,
-  StreamItem,
-  StreamStats,
-  TranscoderStats,
-  TranscoderTrackStats,
-} from '../flussonic/types.js';
+import type { DvrInfo, FlatPush, MediaInfo, MediaTrack, PushCounters, StreamInputStats, StreamItem, StreamStats, TranscoderStats, TranscoderTrackStats } from '../flussonic/types.js';
 import { byDefault, core, defineFamilies, familyList, optional, type FamilyDecl, type StatsShape } from '../families/define.js';
 import { BOOLEAN } from '../families/ranges.js';
 import type { StreamFamilyGroup } from '../config/switches.js';
