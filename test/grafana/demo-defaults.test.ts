@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBinary } from '../helpers/promtool.js';
 import { allPanels, loadDashboards, RULES_DIR } from './artifacts.js';
-import { demoMode, resultSize, startDemoStack, waitFor, type DemoStack } from './harness.js';
+import { demoMode, resultSize, startDemoStack, waitForScrapesAndRules, type DemoStack } from './harness.js';
 import { substituteVariables } from './promql.js';
 import { variableValues } from './variables.js';
 
@@ -45,13 +45,7 @@ for (const shape of SHAPES) {
       if (!demo.ok) return;
       stack = await startDemoStack(demo.main, prometheusPath!, shape, JOB, `${RULES_DIR}/*.rules.yml`);
       const api = stack.api;
-      await waitFor(`${SCRAPES} scrapes of the exporter and the recording rules evaluated`, 30_000, async () => {
-        const scrapes = await api.query(`count_over_time(up{job="${JOB}"}[1m])`);
-        const recorded = await api.query('job_server:flussonic_streams:count');
-        if (scrapes.status !== 'success' || recorded.status !== 'success') return undefined;
-        const n = scrapes.data.resultType === 'vector' ? Number(scrapes.data.result[0]?.value[1] ?? 0) : 0;
-        return n >= SCRAPES && resultSize(recorded.data) > 0 ? true : undefined;
-      });
+      await waitForScrapesAndRules(api, JOB, SCRAPES);
     }, 60_000);
 
     afterAll(async () => {

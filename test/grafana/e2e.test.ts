@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBinary } from '../helpers/promtool.js';
 import { alertRules, loadDashboards, loadRuleFiles, panelQueries, RULES_DIR, type PanelQuery } from './artifacts.js';
 import { alertCoverage } from './coverage.js';
-import { demoMode, resultSize, startDemoStack, waitFor, type DemoStack, type PrometheusApi } from './harness.js';
+import { demoMode, resultSize, startDemoStack, waitForScrapesAndRules, type DemoStack, type PrometheusApi } from './harness.js';
 import { substituteVariables } from './promql.js';
 import { variableValues } from './variables.js';
 
@@ -102,13 +102,7 @@ for (const shape of SHAPES) {
       // The full tour: every collector and family switch on (demo-defaults.test.ts runs --demo alone).
       stack = await startDemoStack(demo.main, prometheusPath!, shape, JOB, `${RULES_DIR}/*.rules.yml`, ['--demo-full']);
       api = stack.api;
-      await waitFor(`${SCRAPES} scrapes of the exporter and the recording rules evaluated`, 30_000, async () => {
-        const scrapes = await api.query(`count_over_time(up{job="${JOB}"}[1m])`);
-        const recorded = await api.query('job_server:flussonic_streams:count');
-        if (scrapes.status !== 'success' || recorded.status !== 'success') return undefined;
-        const n = scrapes.data.resultType === 'vector' ? Number(scrapes.data.result[0]?.value[1] ?? 0) : 0;
-        return n >= SCRAPES && resultSize(recorded.data) > 0 ? true : undefined;
-      });
+      await waitForScrapesAndRules(api, JOB, SCRAPES);
     }, 60_000);
 
     afterAll(async () => {

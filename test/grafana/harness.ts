@@ -198,3 +198,14 @@ export async function startDemoStack(main: string, prometheusPath: string, shape
     throw error;
   }
 }
+
+/** Waits until Prometheus has scraped the demo `scrapes` times and evaluated the recording rules. */
+export async function waitForScrapesAndRules(api: PrometheusApi, job: string, scrapes: number): Promise<void> {
+  await waitFor(`${scrapes} scrapes of the exporter and the recording rules evaluated`, 30_000, async () => {
+    const count = await api.query(`count_over_time(up{job="${job}"}[1m])`);
+    const recorded = await api.query('job_server:flussonic_streams:count');
+    if (count.status !== 'success' || recorded.status !== 'success') return undefined;
+    const n = count.data.resultType === 'vector' ? Number(count.data.result[0]?.value[1] ?? 0) : 0;
+    return n >= scrapes && resultSize(recorded.data) > 0 ? true : undefined;
+  });
+}
