@@ -54,17 +54,14 @@ export class ValidationRun {
     if (issue.code === 'unrecognized_keys') {
       const known = Object.keys((issue.inst as unknown as { _zod: { def: { shape: object } } })._zod.def.shape);
       for (const key of issue.keys) {
-        // No suggestion once the problems are only counted.
-        const suggestion = this.problems.length >= MAX_PROBLEMS_SHOWN ? undefined : closestKey(key, known);
+        const suggestion = this.problems.length >= MAX_PROBLEMS_SHOWN ? undefined : closestKey(key, known); // none for a problem only counted
         this.report([...path, key], suggestion ? `unknown key (did you mean ${suggestion}?)` : `unknown key (known keys: ${known.join(', ')})`);
       }
       return;
     }
     const shown = (): string => this.show(path, issue.input);
     const say = (issue.params as { say?: Say } | undefined)?.say ?? SAY.get(issue.inst as object);
-    if (issue.code === 'invalid_type' && issue.input === undefined) this.report(path, 'required');
-    else if (say) this.report(path, say(shown(), issue.input));
-    else this.report(path, this.plain(issue, shown));
+    this.report(path, issue.code === 'invalid_type' && issue.input === undefined ? 'required' : say ? say(shown(), issue.input) : this.plain(issue, shown));
   }
 
   private plain(issue: z.core.$ZodRawIssue, shown: () => string): string {
@@ -83,7 +80,7 @@ export class ValidationRun {
       case 'invalid_value':
         return `expected one of ${issue.values.join(', ')}, got ${shown()}`;
       default:
-        return issue.message ?? issue.code ?? 'invalid';
+        return issue.message ?? issue.code;
     }
   }
 }

@@ -15,9 +15,7 @@ import type { ExporterConfig } from './schema.js';
 import { checkConfig, problemsError, type ValidateOptions } from './validate.js';
 
 export type LoadOptions = Pick<ValidateOptions, 'reservedPaths'>;
-export interface ParseOptions extends ValidateOptions {
-  readonly env: Environment;
-}
+export type ParseOptions = ValidateOptions & { readonly env: Environment };
 
 export function loadConfig(path: string, env: Environment = process.env, options: LoadOptions = {}): ExporterConfig {
   const read = readFileCapped(path, MAX_CONFIG_BYTES);
@@ -28,9 +26,7 @@ export function loadConfig(path: string, env: Environment = process.env, options
 /** The same as loadConfig for YAML text already in memory. */
 export function parseConfigText(text: string, options: ParseOptions): ExporterConfig {
   // The same cap for text that did not come from a file (the limit is on the work, not the file).
-  if (text.length > MAX_CONFIG_BYTES) {
-    throw configError(options.source, [{ path: '', message: `the config is larger than the ${formatByteSize(MAX_CONFIG_BYTES)} cap` }]);
-  }
+  if (text.length > MAX_CONFIG_BYTES) throw configError(options.source, [{ path: '', message: `the config is larger than the ${formatByteSize(MAX_CONFIG_BYTES)} cap` }]);
   const lineCounter = new LineCounter();
   // merge: `<<: *anchor` lets servers share settings defined once (under an `x-` key).
   // uniqueKeys is checked by duplicateKeys() below: the library's own check compares every key
@@ -55,10 +51,7 @@ export function parseConfigText(text: string, options: ParseOptions): ExporterCo
   throw problemsError(options.source, result, (segments) => lineOf(doc, lineCounter, segments));
 }
 
-/**
- * The yaml library appends ` at line L, column C:` and the quoted source line, and some messages
- * end in `: <source text>`: keep only the reason before any of that.
- */
+/** The reason alone: the yaml library appends ` at line L, column C:` and the quoted source line, and some messages `: <source text>`. */
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').split(': ')[0]!.trim();
 }

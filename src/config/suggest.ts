@@ -1,8 +1,5 @@
 /** "Did you mean" for unknown config keys: the closest known key by edit distance. */
 
-/** Keys longer than this get no suggestion (edit distance is quadratic in the length). */
-const MAX_SUGGESTED_KEY_LENGTH = 64;
-
 /** Levenshtein distance, small strings only (config keys). */
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -19,7 +16,7 @@ function editDistance(a: string, b: string): number {
  * typo (or differs only in case, dashes or underscores); undefined otherwise.
  */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
-  if (key.length > MAX_SUGGESTED_KEY_LENGTH) return undefined;
+  if (key.length > 64) return undefined; // no typo, and edit distance is quadratic in the length
   const normal = (s: string): string => s.toLowerCase().replace(/[-_ ]/g, '');
   const distance = (candidate: string): number => (normal(candidate) === normal(key) ? 0 : editDistance(key.toLowerCase(), candidate.toLowerCase()));
   // sort() is stable: of candidates equally close, the first listed wins.

@@ -8,21 +8,15 @@ import { configError, type ConfigError, type ConfigProblem } from '../lib/errors
 import { SCHEMA_ONLY } from './defaults.js';
 import type { ExpandedTree } from './expand.js';
 import { isMapping } from './kinds.js';
-import { ValidationRun, type PathProblem } from './issues.js';
+import { ValidationRun } from './issues.js';
 import { formatPath, type PathSegment } from './path.js';
 import { configSchema, POLL_INTERVAL, type ExporterConfig, type SchemaContext } from './schema.js';
 
 /** `source` names the config in errors (the file path, or `demo config`); `reservedPaths` defaults to none. */
-export interface ValidateOptions extends Pick<SchemaContext, 'baseDir'>, Partial<Pick<SchemaContext, 'reservedPaths'>> {
-  readonly source: string;
-}
+export type ValidateOptions = Pick<SchemaContext, 'baseDir'> & Partial<Pick<SchemaContext, 'reservedPaths'>> & { readonly source: string };
 
-export interface CheckResult {
-  readonly config?: ExporterConfig;
-  readonly problems: readonly PathProblem[];
-  /** Problems only counted, beyond the ones in `problems`. */
-  readonly more: number;
-}
+/** A config, or the problems (`more`: how many more were only counted). */
+export type CheckResult = Pick<ValidationRun, 'problems' | 'more'> & { readonly config?: ExporterConfig };
 
 /** Validates an expanded tree and returns its problems instead of throwing (the loader adds line numbers to them). */
 export function checkConfig(tree: ExpandedTree, options: ValidateOptions): CheckResult {
@@ -43,7 +37,7 @@ function check(input: unknown, tree: ExpandedTree, options: ValidateOptions): Ch
   const coerced = result.success ? undefined : coerce(input, result.error.issues, tree.expandedPaths);
   if (coerced !== undefined) return check(coerced, tree, options);
   const empty = (isMapping(input) || input == null) && nothingToPoll(run, top);
-  return result.success && !empty && run.problems.length === 0 ? { config: result.data, problems: [], more: 0 } : { problems: run.problems, more: run.more };
+  return result.success && !empty && run.problems.length === 0 ? { config: result.data, problems: [], more: 0 } : run;
 }
 
 /** A number or a boolean may come from `${VAR}`, as its text. */
@@ -55,18 +49,17 @@ const FROM_TEXT: Readonly<Record<string, (text: string) => unknown>> = {
 
 /** The input with each `${VAR}` text where a number or a boolean was expected replaced by that value; undefined when none is. */
 function coerce(input: unknown, issues: readonly z.core.$ZodIssue[], expandedPaths: ReadonlySet<string>): unknown {
-  const coercible = issues.filter((issue) => issue.code === 'invalid_type' && expandedPaths.has(formatPath(issue.path as PathSegment[])));
-  if (coercible.length === 0) return undefined;
+  if (expandedPaths.size === 0) return undefined;
   const copy = structuredClone(input);
-  let changed = false;
-  for (const issue of coercible) {
+  const changed = issues.filter((issue) => {
     const path = issue.path as PathSegment[];
+    if (issue.code !== 'invalid_type' || !expandedPaths.has(formatPath(path))) return false;
     const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<PathSegment, unknown>)[key], copy) as Record<PathSegment, unknown>;
-    const text = parent[path.at(-1)!];
-    const value = typeof text === 'string' ? FROM_TEXT[(issue as { expected: string }).expected]?.(text) : undefined;
-    if (value !== undefined) [parent[path.at(-1)!], changed] = [value, true];
-  }
-  return changed ? copy : undefined;
+    const value = FROM_TEXT[issue.expected]?.(String(parent[path.at(-1)!]));
+    if (value !== undefined) parent[path.at(-1)!] = value;
+    return value !== undefined;
+  });
+  return changed.length > 0 ? copy : undefined;
 }
 
 /** A config needs a server, a catena entry or a discovery source. */
