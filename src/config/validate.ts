@@ -20,8 +20,8 @@ export type CheckResult = Pick<ValidationRun, 'problems' | 'more'> & { readonly 
 
 /** Validates an expanded tree and returns its problems instead of throwing (the loader adds line numbers to them). */
 export function checkConfig(tree: ExpandedTree, options: ValidateOptions): CheckResult {
-  // Top-level keys starting with `x-` are the user's (YAML anchors to merge into servers), as in docker compose.
   const raw = tree.value;
+  // Top-level keys starting with `x-` are the user's (YAML anchors to merge into servers), as in docker compose.
   return check(isMapping(raw) ? Object.fromEntries(Object.entries(raw).filter(([key]) => !key.startsWith('x-'))) : raw, tree, options);
 }
 
