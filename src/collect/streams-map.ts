@@ -257,13 +257,10 @@ function mapState(out: SeriesWriter, name: string, stats: Stats, families: Strea
   if (families.details) addFlag(out, F.publishEnabled, labels, stats.publish_enabled);
 }
 
-function mapTraffic(
-  out: SeriesWriter,
-  name: string,
-  stats: Stats,
-  input: Readonly<StreamInputStats> | undefined,
-  families: StreamFamilySwitches,
-): void {
+/** The parts of a stream's mapping that read its active input's stats besides its own. */
+type WithInput = (out: SeriesWriter, name: string, stats: Stats, input: Readonly<StreamInputStats> | undefined, families: StreamFamilySwitches) => void;
+
+const mapTraffic: WithInput = (out, name, stats, input, families) => {
   const labels = [name];
   addNumber(out, F.bitrate, labels, stats.bitrate, kbitPerSecondToBytes);
   if (families.details) {
@@ -280,15 +277,9 @@ function mapTraffic(
   addNumber(out, F.received, labels, prefer(stats.bytes_in, input?.bytes));
   addNumber(out, F.sent, labels, stats.bytes_out);
   addNumber(out, F.clients, labels, prefer(stats.online_clients, stats.client_count));
-}
+};
 
-function mapInput(
-  out: SeriesWriter,
-  name: string,
-  stats: Stats,
-  input: Readonly<StreamInputStats> | undefined,
-  families: StreamFamilySwitches,
-): void {
+const mapInput: WithInput = (out, name, stats, input, families) => {
   const labels = [name];
   addNumber(out, F.retries, labels, stats.retry_count);
   addNumber(out, F.droppedPackets, labels, prefer(stats.input_error_rate, input?.error_rate));
@@ -304,7 +295,7 @@ function mapInput(
       }
     }
   }
-}
+};
 
 function mapTranscoder(out: SeriesWriter, name: string, stats: Stats, families: StreamFamilySwitches): void {
   const labels = [name];

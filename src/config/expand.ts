@@ -5,7 +5,8 @@
  * secret); an empty variable is set and expands to ''.
  */
 import type { PathProblem } from './issues.js';
-import type { PathSegment } from './path.js';
+import { isMapping } from './kinds.js';
+import { formatPath, type PathSegment } from './path.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -20,45 +21,24 @@ const REFERENCE = /\$\$\{|\$\{([^}]*)\}|\$\{/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Expands every string in a tree of plain YAML values (objects, arrays, scalars). */
-export function expandEnvironment(tree: unknown, env: Environment, formatPath: (segments: readonly PathSegment[]) => string): ExpandedTree {
+export function expandEnvironment(tree: unknown, env: Environment): ExpandedTree {
   const expandedPaths = new Set<string>();
   const problems: PathProblem[] = [];
-
-  const expandString = (text: string, segments: readonly PathSegment[]): string => {
-    if (!text.includes('${')) return text;
-    let usedVariable = false;
-    const result = text.replace(REFERENCE, (match: string, name: string | undefined) => {
-      if (match === '$${') return '${';
-      if (name === undefined) {
-        problems.push({ segments, message: 'unterminated ${ (write $${ for a literal ${)' });
-        return '';
-      }
-      if (!VARIABLE_NAME.test(name)) {
-        problems.push({ segments, message: `\${${name}} is not a valid variable reference (use \${NAME} with letters, digits and _)` });
-        return '';
-      }
-      const value = env[name];
-      if (value === undefined) {
-        problems.push({ segments, message: `environment variable ${name} is not set` });
-        return '';
-      }
-      usedVariable = true;
-      return value;
-    });
-    if (usedVariable) expandedPaths.add(formatPath(segments));
-    return result;
-  };
-
   const walk = (node: unknown, segments: readonly PathSegment[]): unknown => {
-    if (typeof node === 'string') return expandString(node, segments);
     if (Array.isArray(node)) return node.map((item, index) => walk(item, [...segments, index]));
-    if (node !== null && typeof node === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(node)) out[key] = walk(value, [...segments, key]);
-      return out;
-    }
-    return node;
+    if (isMapping(node)) return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value, [...segments, key])]));
+    if (typeof node !== 'string' || !node.includes('${')) return node;
+    return node.replace(REFERENCE, (match: string, name: string | undefined) => {
+      if (match === '$${') return '${';
+      const problem =
+        name === undefined ? 'unterminated ${ (write $${ for a literal ${)'
+        : !VARIABLE_NAME.test(name) ? `\${${name}} is not a valid variable reference (use \${NAME} with letters, digits and _)`
+        : env[name] === undefined ? `environment variable ${name} is not set`
+        : undefined;
+      if (problem !== undefined) problems.push({ segments, message: problem });
+      else expandedPaths.add(formatPath(segments));
+      return problem === undefined ? env[name!]! : '';
+    });
   };
-
   return { value: walk(tree, []), expandedPaths, problems };
 }

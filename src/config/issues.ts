@@ -12,33 +12,32 @@ export interface PathProblem {
   readonly message: string;
 }
 
-/** Problems kept with their messages; more are only counted (the loader shows fewer still). */
-export const MAX_PROBLEMS_KEPT = 1000;
-/** Keys longer than this get no "did you mean" (edit distance is quadratic in the length). */
-const MAX_SUGGESTED_KEY_LENGTH = 64;
+/** Problems kept with their messages and shown; more are only counted (a hostile file may have millions). */
+export const MAX_PROBLEMS_SHOWN = 100;
 
-/** The kind of a YAML value, without the value: `a number`, `a list`. */
-export function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  return typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number' ? `a ${typeof value}` : typeof value;
+/** The kind of a YAML value, without the value: `a list`; with `scalar`, numbers and booleans shown: `a number (12)`. */
+export function describeType(value: unknown, scalar = true): string {
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a mapping' : ['string', 'boolean', 'number'].includes(typeof value) ? `a ${typeof value}` : typeof value;
+  return scalar && (typeof value === 'number' || typeof value === 'boolean') ? `${kind} (${String(value)})` : kind;
 }
 
-/** The kind of a non-secret YAML value with scalars shown: `a number (12)`, `a boolean (true)`. */
-export function describeType(value: unknown): string {
-  return typeof value === 'number' || typeof value === 'boolean' ? `${typeName(value)} (${String(value)})` : typeName(value);
-}
-
-/** The problems of one validation. */
+/** The problems of one validation: first those of `${VAR}` expansion, then the schema's. */
 export class ValidationRun {
   readonly problems: PathProblem[] = [];
-  /** Problems beyond MAX_PROBLEMS_KEPT: counted, not kept (a hostile file may have millions). */
+  /** Problems beyond MAX_PROBLEMS_SHOWN: counted, not kept. */
   more = 0;
-  constructor(readonly expandedPaths: ReadonlySet<string>) {}
+  /** A value whose expansion failed was reported already: what the schema says of what is left would only repeat it. */
+  private readonly failedPaths: ReadonlySet<string>;
+
+  constructor(readonly expandedPaths: ReadonlySet<string>, expansionProblems: readonly PathProblem[]) {
+    this.problems.push(...expansionProblems.slice(0, MAX_PROBLEMS_SHOWN));
+    this.more = Math.max(0, expansionProblems.length - MAX_PROBLEMS_SHOWN);
+    this.failedPaths = new Set(expansionProblems.map((p) => formatPath(p.segments)));
+  }
 
   report(segments: readonly PathSegment[], message: string): void {
-    if (this.problems.length >= MAX_PROBLEMS_KEPT) this.more++;
+    if (this.failedPaths.size > 0 && this.failedPaths.has(formatPath(segments))) return;
+    if (this.problems.length >= MAX_PROBLEMS_SHOWN) this.more++;
     else this.problems.push({ segments, message });
   }
 
@@ -55,17 +54,14 @@ export class ValidationRun {
     if (issue.code === 'unrecognized_keys') {
       const known = Object.keys((issue.inst as unknown as { _zod: { def: { shape: object } } })._zod.def.shape);
       for (const key of issue.keys) {
-        // No suggestion for a key that is no typo (too long) or once the problems are only counted.
-        const suggestion = this.problems.length >= MAX_PROBLEMS_KEPT || key.length > MAX_SUGGESTED_KEY_LENGTH ? undefined : closestKey(key, known);
+        const suggestion = this.problems.length >= MAX_PROBLEMS_SHOWN ? undefined : closestKey(key, known); // none for a problem only counted
         this.report([...path, key], suggestion ? `unknown key (did you mean ${suggestion}?)` : `unknown key (known keys: ${known.join(', ')})`);
       }
       return;
     }
     const shown = (): string => this.show(path, issue.input);
     const say = (issue.params as { say?: Say } | undefined)?.say ?? SAY.get(issue.inst as object);
-    if (issue.code === 'invalid_type' && issue.input === undefined) this.report(path, 'required');
-    else if (say) this.report(path, say(shown(), issue.input));
-    else this.report(path, this.plain(issue, shown));
+    this.report(path, issue.code === 'invalid_type' && issue.input === undefined ? 'required' : say ? say(shown(), issue.input) : this.plain(issue, shown));
   }
 
   private plain(issue: z.core.$ZodRawIssue, shown: () => string): string {
@@ -76,7 +72,7 @@ export class ValidationRun {
         if (issue.expected === 'array') return `expected a list, got ${describeType(input)}`;
         if (issue.expected === 'string') {
           const hint = typeof input === 'number' || typeof input === 'boolean' ? ' (put it in quotes)' : '';
-          return `expected a string, got ${SECRET.has(issue.inst as object) ? typeName(input) : describeType(input)}${hint}`;
+          return `expected a string, got ${describeType(input, !SECRET.has(issue.inst as object))}${hint}`;
         }
         return `expected ${String(issue.expected)}, got ${shown()}`;
       case 'too_small':
@@ -84,7 +80,7 @@ export class ValidationRun {
       case 'invalid_value':
         return `expected one of ${issue.values.join(', ')}, got ${shown()}`;
       default:
-        return issue.message ?? issue.code ?? 'invalid';
+        return issue.message ?? issue.code;
     }
   }
 }

@@ -4,12 +4,5 @@ export type PathSegment = string | number;
 
 const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
 
-export function formatPath(segments: readonly PathSegment[]): string {
-  let out = '';
-  for (const segment of segments) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (PLAIN_KEY.test(segment)) out += out === '' ? segment : `.${segment}`;
-    else out += `[${JSON.stringify(segment)}]`;
-  }
-  return out;
-}
+export const formatPath = (segments: readonly PathSegment[]): string =>
+  segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : !PLAIN_KEY.test(s) ? `[${JSON.stringify(s)}]` : i === 0 ? s : `.${s}`)).join('');

@@ -3,56 +3,41 @@
  * problem is collected with its path; only a config without problems comes out. The demo mode
  * builds its config through this same function, so no unvalidated config ever reaches the poller.
  */
-import { configError, type ConfigProblem } from '../lib/errors.js';
+import type { z } from 'zod';
+import { configError, type ConfigError, type ConfigProblem } from '../lib/errors.js';
+import { SCHEMA_ONLY } from './defaults.js';
+import type { ExpandedTree } from './expand.js';
 import { isMapping } from './kinds.js';
-import { ValidationRun, type PathProblem } from './issues.js';
+import { ValidationRun } from './issues.js';
 import { formatPath, type PathSegment } from './path.js';
-import { configSchema, POLL_INTERVAL, type ExporterConfig } from './schema.js';
+import { configSchema, POLL_INTERVAL, type ExporterConfig, type SchemaContext } from './schema.js';
 
-export interface ValidateOptions {
-  /** Names the config in errors: the file path, or `demo config`. */
-  readonly source: string;
-  /** Relative `*_file` and `state_file` paths are resolved against it. */
-  readonly baseDir: string;
-  /** Paths whose values came from `${VAR}` (never echoed). */
-  readonly expandedPaths?: ReadonlySet<string>;
-  /** Paths of the HTTP server's other routes, which `metrics_path` must not take (default: none). */
-  readonly reservedPaths?: readonly string[];
-}
+/** `source` names the config in errors (the file path, or `demo config`); `reservedPaths` defaults to none. */
+export type ValidateOptions = Pick<SchemaContext, 'baseDir'> & Partial<Pick<SchemaContext, 'reservedPaths'>> & { readonly source: string };
 
-export interface CheckResult {
-  readonly config: ExporterConfig | undefined;
-  readonly problems: readonly PathProblem[];
-  /** Problems only counted, beyond the ones in `problems`. */
-  readonly more: number;
-}
+/** A config, or the problems (`more`: how many more were only counted). */
+export type CheckResult = Pick<ValidationRun, 'problems' | 'more'> & { readonly config?: ExporterConfig };
 
-/** Validates and returns problems instead of throwing (the loader adds line numbers to them). */
-export function checkConfig(raw: unknown, options: ValidateOptions): CheckResult {
-  const expandedPaths = options.expandedPaths ?? new Set<string>();
+/** Validates an expanded tree and returns its problems instead of throwing (the loader adds line numbers to them). */
+export function checkConfig(tree: ExpandedTree, options: ValidateOptions): CheckResult {
+  const raw = tree.value;
   // Top-level keys starting with `x-` are the user's (YAML anchors to merge into servers), as in docker compose.
-  let input = isMapping(raw) ? Object.fromEntries(Object.entries(raw).filter(([key]) => !key.startsWith('x-'))) : raw;
-  for (;;) {
-    const run = new ValidationRun(expandedPaths);
-    const top = isMapping(input) ? input : {};
-    // When it is wrong (and reported), the servers are checked against any valid interval.
-    const interval = POLL_INTERVAL.safeParse(top.poll_interval);
-    const templates = isMapping(top.templates) ? Object.keys(top.templates) : [];
-    const schema = configSchema({ baseDir: options.baseDir, reservedPaths: options.reservedPaths ?? [], pollIntervalMs: interval.data ?? 15_000, templateNames: templates });
-    const result = schema.safeParse(input, { error: (issue) => (run.take(issue), '') });
-    if (result.success) {
-      if (nothingToPoll(run, top)) return { config: undefined, problems: run.problems, more: run.more };
-      return { config: result.data, problems: [], more: 0 };
-    }
-    // The messages are made (and the problems reported) as zod finalizes its issues.
-    const coercible = result.error.issues.filter((issue) => issue.code === 'invalid_type' && expandedPaths.has(formatPath(issue.path as PathSegment[])));
-    const next = coercible.length > 0 ? coerce(input, coercible.map((issue) => ({ path: issue.path as PathSegment[], expected: (issue as { expected: string }).expected }))) : undefined;
-    if (next === undefined) {
-      if (isMapping(input) || input == null) nothingToPoll(run, top);
-      return { config: undefined, problems: run.problems, more: run.more };
-    }
-    input = next;
-  }
+  return check(isMapping(raw) ? Object.fromEntries(Object.entries(raw).filter(([key]) => !key.startsWith('x-'))) : raw, tree, options);
+}
+
+function check(input: unknown, tree: ExpandedTree, options: ValidateOptions): CheckResult {
+  const run = new ValidationRun(tree.expandedPaths, tree.problems);
+  const top = isMapping(input) ? input : {};
+  // When it is wrong (and reported), the servers are checked against the default interval.
+  const pollIntervalMs = POLL_INTERVAL.safeParse(top.poll_interval).data ?? SCHEMA_ONLY.pollIntervalMs;
+  const templateNames = isMapping(top.templates) ? Object.keys(top.templates) : [];
+  const schema = configSchema({ baseDir: options.baseDir, reservedPaths: options.reservedPaths ?? [], pollIntervalMs, templateNames });
+  // The messages are made (and the problems reported) as zod finalizes its issues.
+  const result = schema.safeParse(input, { error: (issue) => (run.take(issue), '') });
+  const coerced = result.success ? undefined : coerce(input, result.error.issues, tree.expandedPaths);
+  if (coerced !== undefined) return check(coerced, tree, options);
+  const empty = (isMapping(input) || input == null) && nothingToPoll(run, top);
+  return result.success && !empty && run.problems.length === 0 ? { config: result.data, problems: [], more: 0 } : run;
 }
 
 /** A number or a boolean may come from `${VAR}`, as its text. */
@@ -62,19 +47,19 @@ const FROM_TEXT: Readonly<Record<string, (text: string) => unknown>> = {
   number: (t) => (t.trim() !== '' && Number.isFinite(Number(t)) ? Number(t) : undefined),
 };
 
-/** The input with the text at each path of a type problem replaced by the value it is the text of; undefined when none is. */
-function coerce(input: unknown, issues: readonly { path: PathSegment[]; expected: string }[]): unknown {
+/** The input with each `${VAR}` text where a number or a boolean was expected replaced by that value; undefined when none is. */
+function coerce(input: unknown, issues: readonly z.core.$ZodIssue[], expandedPaths: ReadonlySet<string>): unknown {
+  if (expandedPaths.size === 0) return undefined;
   const copy = structuredClone(input);
-  let changed = false;
-  for (const { path, expected } of issues) {
-    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], copy) as Record<string | number, unknown>;
-    const text = parent[path.at(-1)!];
-    const value = typeof text === 'string' ? FROM_TEXT[expected]?.(text) : undefined;
-    if (value === undefined) continue;
-    parent[path.at(-1)!] = value;
-    changed = true;
-  }
-  return changed ? copy : undefined;
+  const changed = issues.filter((issue) => {
+    const path = issue.path as PathSegment[];
+    if (issue.code !== 'invalid_type' || !expandedPaths.has(formatPath(path))) return false;
+    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<PathSegment, unknown>)[key], copy) as Record<PathSegment, unknown>;
+    const value = FROM_TEXT[issue.expected]?.(String(parent[path.at(-1)!]));
+    if (value !== undefined) parent[path.at(-1)!] = value;
+    return value !== undefined;
+  });
+  return changed.length > 0 ? copy : undefined;
 }
 
 /** A config needs a server, a catena entry or a discovery source. */
@@ -89,11 +74,18 @@ function nothingToPoll(run: ValidationRun, top: Record<string, unknown>): boolea
 
 /** Validates a loose config value; throws a ConfigError listing every problem. */
 export function validateConfig(raw: unknown, options: ValidateOptions): ExporterConfig {
-  const { config, problems } = checkConfig(raw, options);
-  if (!config) throw configError(options.source, problems.map((problem) => toConfigProblem(problem)));
-  return config;
+  const result = checkConfig({ value: raw, expandedPaths: new Set(), problems: [] }, options);
+  if (!result.config) throw problemsError(options.source, result);
+  return result.config;
 }
 
-export function toConfigProblem(problem: PathProblem, line?: number): ConfigProblem {
-  return { path: formatPath(problem.segments), message: problem.message, ...(line !== undefined ? { line } : {}) };
+/** The problems of a check as a ConfigError: in file order where `lineOf` finds their lines, then the count of those not kept. */
+export function problemsError(source: string, { problems, more }: CheckResult, lineOf: (segments: readonly PathSegment[]) => number | undefined = () => undefined): ConfigError {
+  const located = problems.map(({ segments, message }): ConfigProblem => {
+    const line = lineOf(segments);
+    return { path: formatPath(segments), message, ...(line !== undefined ? { line } : {}) };
+  });
+  located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  if (more > 0) located.push({ path: '', message: `and ${more} more problems not shown` });
+  return configError(source, located);
 }

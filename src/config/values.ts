@@ -5,17 +5,18 @@ export interface ListenAddress {
   readonly port: number;
 }
 
-/** `:9228` (no host) listens on every IPv4 interface; `[::]:9228` for IPv6 too. */
-const ANY_HOST = '0.0.0.0';
+/** `[IPv6]:PORT` or `HOST:PORT` with a host that `host` (a regex) matches: the host and the port, or undefined. */
+function hostPort(text: string, host: string): ListenAddress | undefined {
+  const match = new RegExp(`^(?:\\[([0-9A-Fa-f:.]+)\\]|(${host})):(\\d{1,5})$`).exec(text.trim());
+  return match ? { host: match[1] ?? match[2] ?? '', port: Number(match[3]) } : undefined;
+}
 
 /** `HOST:PORT`, `:PORT` (every IPv4 interface) or `[IPv6]:PORT`; the reason as a string when the text is not one. */
 export function parseListenAddress(text: string): ListenAddress | string {
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]*)):(\d{1,5})$/.exec(text.trim());
-  if (!match) return `${JSON.stringify(text)} is not HOST:PORT (e.g. ":9228", "127.0.0.1:9228", "[::]:9228")`;
-  const port = Number(match[3]);
-  if (port > 65535) return `port ${port} is out of range (0-65535)`;
-  const host = match[1] ?? match[2] ?? '';
-  return { host: host === '' ? ANY_HOST : host, port };
+  const parsed = hostPort(text, '[^:[\\]\\s]*');
+  if (!parsed) return `${JSON.stringify(text)} is not HOST:PORT (e.g. ":9228", "127.0.0.1:9228", "[::]:9228")`;
+  if (parsed.port > 65535) return `port ${parsed.port} is out of range (0-65535)`;
+  return { host: parsed.host === '' ? '0.0.0.0' : parsed.host, port: parsed.port };
 }
 
 /**
@@ -23,15 +24,12 @@ export function parseListenAddress(text: string): ListenAddress | string {
  * a host (a DNS name, an IPv4 address or a bracketed IPv6 one) and a port; the text, or why not.
  */
 export function parseExternalAddress(text: string): { readonly address: string } | string {
-  const trimmed = text.trim();
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9](?:[A-Za-z0-9.\-_]*[A-Za-z0-9])?)):(\d{1,5})$/.exec(trimmed);
+  const parsed = hostPort(text, '[A-Za-z0-9](?:[A-Za-z0-9.\\-_]*[A-Za-z0-9])?');
   const example = '(e.g. "flussonic-exporter-0.flussonic-exporter-headless:9228", "10.0.0.7:9228", "[fd00::7]:9228")';
-  if (!match) return `${JSON.stringify(text)} is not HOST:PORT with a host name or address ${example}`;
-  const port = Number(match[3]);
-  if (port < 1 || port > 65535) return `port ${port} is out of range (1-65535)`;
-  const host = match[1] ?? match[2]!;
-  if (host === '0.0.0.0' || /^[0:]+$/.test(host)) return `${host} is no address to scrape: name this replica's own address ${example}`;
-  return { address: trimmed };
+  if (!parsed) return `${JSON.stringify(text)} is not HOST:PORT with a host name or address ${example}`;
+  if (parsed.port < 1 || parsed.port > 65535) return `port ${parsed.port} is out of range (1-65535)`;
+  if (parsed.host === '0.0.0.0' || /^[0:]+$/.test(parsed.host)) return `${parsed.host} is no address to scrape: name this replica's own address ${example}`;
+  return { address: text.trim() };
 }
 
 /**

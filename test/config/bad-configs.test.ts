@@ -32,6 +32,7 @@ const BAD: readonly BadCase[] = [
   { what: 'duplicate catena names', yaml: `${CATENA}  - name: billing\n    url: http://c2\n    api_key: k\n`, path: 'catena[1].name', message: /duplicate name "billing" \(already used by catena\[0\]\)/ },
   { what: 'unknown top-level key with a typo', yaml: `${SERVER}poll_intervall: 15s\n`, path: 'poll_intervall', message: /^unknown key \(did you mean poll_interval\?\)$/ },
   { what: 'unknown server key with a typo', yaml: `${SERVER}    pasword: x\n`, path: 'servers[0].pasword', message: /^unknown key \(did you mean password\?\)$/ },
+  { what: 'a __proto__ key (refused, not taken as the prototype)', yaml: `${SERVER}    __proto__: { username: u }\n`, path: 'servers[0].__proto__', message: /^unknown key \(known keys: name, url, / },
   { what: 'unknown key far from any', yaml: `${SERVER}    colour: blue\n`, path: 'servers[0].colour', message: /^unknown key \(known keys: name, url, / },
   { what: 'misspelt collector', yaml: `${SERVER}    collectors: { stream: false }\n`, path: 'servers[0].collectors.stream', message: /did you mean streams\?/ },
   { what: 'collector switch not boolean', yaml: `${SERVER}    collectors: { dvrs: "yes" }\n`, path: 'servers[0].collectors.dvrs', message: /^expected true or false, got "yes"$/ },

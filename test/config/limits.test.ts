@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig, validateConfig } from '../../src/config/index.js';
 import { MAX_CONFIG_BYTES, MAX_SECRET_BYTES } from '../../src/lib/read-capped.js';
 import { ConfigDir, configErrorOf } from './config-files.js';
 
@@ -62,6 +62,14 @@ describe('YAML that expands or repeats', () => {
     const error = configErrorOf(() => loadConfig(dir.write('unknown.yaml', `${SERVER}${keys.join('\n')}\n`), {}));
     expect(error.problems).toHaveLength(101);
     expect(error.problems[0]).toMatchObject({ path: 'k0', line: 4 });
+    expect(error.problems[100]).toEqual({ path: '', message: 'and 19900 more problems not shown' });
+  });
+
+  test('a config made in code (validateConfig) is cut the same way: the first 100 problems and the count of the rest', () => {
+    const keys = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v']));
+    const error = configErrorOf(() => validateConfig({ servers: [{ name: 'a', url: 'http://h' }], ...keys }, { source: 'demo config', baseDir: '/' }));
+    expect(error.problems).toHaveLength(101);
+    expect(error.problems[0]).toEqual({ path: 'k0', message: expect.stringMatching(/^unknown key \(known keys: listen_address, /) });
     expect(error.problems[100]).toEqual({ path: '', message: 'and 19900 more problems not shown' });
   });
 });
