@@ -6,6 +6,7 @@
 import { SimCluster } from './cluster.js';
 import { CatenaActivity, OperationsLog, type OperationInput, type OperationRecord, type OperationsPage } from './catena.js';
 import { ApiError, type ApiErrorObject } from './errors.js';
+import { EventEmitter, playFields, sourceFields } from './events.js';
 import { mergePatch } from './merge-patch.js';
 import { defaultSort, itemComparator, type CollectionSpec, type Json, type JsonRecord } from './query.js';
 import type { Rng } from './rng.js';
@@ -52,6 +53,10 @@ export interface StreamsApi {
   /** Fail over to the backup (second) input, or back to the primary. */
   setFailover(name: string, active: boolean): void;
   setBitrate(name: string, kbps: number): void;
+  /** The source drops now (source_closed) and comes back `ms` later (source_opened, source_started). */
+  dropSource(name: string, ms: number): void;
+  /** Push `index` of a stream is blocked now (push_blocked) and restored `ms` later (push_restored). */
+  blockPush(name: string, index: number, ms: number): void;
 }
 
 export interface SessionsApi {
@@ -76,6 +81,8 @@ export interface ServerApi {
   set(overrides: JsonRecord): void;
   /** Pin GPU readings of one device (they stop following load until cleared with `null`). */
   setDevice(id: number, values: Partial<Pick<TranscoderDevice, 'gpu_temp' | 'gpu_enc' | 'gpu_dec' | 'gpu_sm' | 'memUsed'>> | null): void;
+  /** A transcoder device lacked resources (transcoder_device_insufficient_resources). */
+  deviceShortage(id: number, reason?: 'auto_resource_allocation' | 'manual_resource_allocation'): void;
 }
 
 export interface DvrsApi {
@@ -104,6 +111,8 @@ export class SimWorld {
   readonly shape: StatsShape;
   /** GET /cluster/peers (cluster.ts). */
   readonly cluster = new SimCluster();
+  /** The events of the server's life, for the event sinks (events.ts). */
+  readonly events: EventEmitter;
   churn: boolean;
 
   private readonly rng: Rng;
@@ -121,6 +130,8 @@ export class SimWorld {
   private lastStep: number;
   private nextPosition = 0;
   private mutations = 0;
+  /** Events due later (push_restored), in time order. */
+  private scheduled: { at: number; run: () => void }[] = [];
 
   constructor(
     private readonly options: WorldOptions,
@@ -138,6 +149,10 @@ export class SimWorld {
     const version = options.shape === 'flat' ? '24.12' : '25.11';
     this.serverState = new ServerState(rng.fork('server'), now, options.gpus, options.dvrs, version, options.shape === 'flat' ? 1432 : 2087);
     this.sessionStore = new SessionsStore(rng.fork('sessions'), options.sessions, options.sessionLingerMs);
+    this.events = new EventEmitter(this.serverState.id);
+    const events = this.events;
+    this.sessionStore.onOpen = (doc) => events.active && events.emit('play_opened', this.lastStep, playFields(doc));
+    this.sessionStore.onClose = (doc) => events.active && events.emit('play_closed', this.lastStep, playFields(doc));
     this.deps = {
       shape: options.shape,
       hostname: this.serverState.hostname,
@@ -194,7 +209,13 @@ export class SimWorld {
     const stopped = new Set<string>();
     for (const s of this.streamList) if (!s.alive && !s.backupRunning) stopped.add(s.name);
     this.sessionStore.step(dt, now, this.churn, stopped, (r) => this.pickStream(r));
-    for (const s of this.streamList) s.step(dt, now, this.rng, this.churn, this.deps);
+    const events = this.events.active;
+    for (const s of this.streamList) {
+      const was = s.alive;
+      s.step(dt, now, this.rng, this.churn, this.deps);
+      if (events && s.alive !== was) this.sourceChanged(s);
+    }
+    while (this.scheduled.length > 0 && this.scheduled[0]!.at <= now) this.scheduled.shift()!.run();
     this.updateServer(dt, now);
     if (this.churn) this.activity.run(from, now);
   }
@@ -255,6 +276,28 @@ export class SimWorld {
     return this.byName.has(name);
   }
 
+  /**
+   * The simulated server restarts: uptime and the event counters of /config/stats start over,
+   * `event_id` starts over at 1 with `server_started`. Streams and sessions stay as they are.
+   */
+  restartServer(): void {
+    this.serverState.startedAt = this.lastStep;
+    this.serverState.events = { resent_events: 0, dropped_events: 0 };
+    this.events.restart();
+    this.serverStarted('shutdown');
+    this.mutations++;
+  }
+
+  /** `server_started`: the first event of a run. */
+  serverStarted(previous: 'shutdown' | 'killed' | 'unknown' | 'none'): void {
+    this.events.emit('server_started', this.lastStep, { previous_state: previous, version: this.serverState.version, instance_id: this.rng.uuid() });
+  }
+
+  /** Event sinks count what they resent and dropped in /config/stats `events`, as Flussonic does. */
+  countEvents(kind: 'resent_events' | 'dropped_events', n: number): void {
+    this.serverState.events[kind] += n;
+  }
+
   // ---- internals ---------------------------------------------------------------------------
 
   /** A stream's sessions changed outside a step: its document and every cached query are stale. */
@@ -262,6 +305,21 @@ export class SimWorld {
     const s = this.byName.get(name);
     if (s) s.dirty = true;
     this.mutations++;
+  }
+
+  private sourceChanged(s: SimStream): void {
+    const clients = this.sessionStore.clientsOf(s.name);
+    if (!s.alive) this.events.emit('source_closed', this.lastStep, sourceFields(s, this.lastStep, true, clients));
+    else {
+      this.events.emit('source_opened', this.lastStep, sourceFields(s, this.lastStep, false, clients));
+      this.events.emit('source_started', this.lastStep, sourceFields(s, this.lastStep, false, clients));
+    }
+  }
+
+  private schedule(at: number, run: () => void): void {
+    let i = this.scheduled.length;
+    while (i > 0 && this.scheduled[i - 1]!.at > at) i--;
+    this.scheduled.splice(i, 0, { at, run });
   }
 
   private addStream(stream: SimStream): void {
@@ -360,6 +418,7 @@ export class SimWorld {
       stream.openedAt = now;
       stream.startRunningAt = now;
       this.addStream(stream);
+      if (this.events.active) this.events.emit('stream_opened', now, { media: name, id: stream.id, type: 'stream', opened_at: now });
     }
     this.streamList.sort(this.sortStreams);
     this.mutations++;
@@ -384,10 +443,12 @@ export class SimWorld {
         this.cumulative = undefined;
         this.sessionStore.closeStream(name, this.lastStep);
         this.mutations++;
+        if (this.events.active) this.events.emit('stream_closed', this.lastStep, { media: name, id: s.id, type: 'stream', opened_at: s.openedAt, closed_at: this.lastStep, reason: 'deleted', bytes: s.bytesIn, bytes_out: s.bytesOut });
         return true;
       },
       setAlive: (name, alive, status) => {
         const s = this.requireStream(name);
+        const was = s.alive;
         if (alive) {
           s.pinned = false;
           if (!s.alive) s.recover(this.lastStep);
@@ -395,7 +456,28 @@ export class SimWorld {
           s.pinned = true;
           s.goDown(this.lastStep, Number.POSITIVE_INFINITY, status ?? 'error');
         }
+        if (this.events.active && s.alive !== was) this.sourceChanged(s);
         this.mutations++;
+      },
+      dropSource: (name, ms) => {
+        if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`dropSource(name, ms): ms must be a finite number >= 0, got ${ms}`);
+        const s = this.requireStream(name);
+        if (!s.alive) throw new Error(`stream ${JSON.stringify(name)} is down already; its source cannot drop`);
+        s.pinned = false;
+        s.goDown(this.lastStep, this.lastStep + ms);
+        if (this.events.active) this.sourceChanged(s);
+        this.mutations++;
+      },
+      blockPush: (name, index, ms) => {
+        if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`blockPush(name, index, ms): ms must be a finite number >= 0, got ${ms}`);
+        const s = this.requireStream(name);
+        const pushes = Array.isArray(s.config.pushes) ? (s.config.pushes as JsonRecord[]) : [];
+        const push = pushes[index];
+        const runtime = s.pushes[index];
+        if (!push || !runtime) throw new Error(`stream ${JSON.stringify(name)} has no push ${index} (it has ${pushes.length})`);
+        const fields = (): JsonRecord => ({ media: name, id: runtime.id, type: 'push', url: push.url as string, opened_at: runtime.openedAt, bytes: runtime.bytes });
+        this.events.emit('push_blocked', this.lastStep, fields());
+        this.schedule(this.lastStep + ms, () => this.events.emit('push_restored', this.lastStep, { ...fields(), duration: Math.round(ms / 1000) }));
       },
       setFailover: (name, active) => {
         const s = this.requireStream(name);
@@ -457,6 +539,10 @@ export class SimWorld {
         if (!this.serverState.devices.some((d) => d.id === id)) throw new Error(`no transcoder device ${id}`);
         if (values === null) this.deviceOverrides.delete(id);
         else this.deviceOverrides.set(id, { ...values });
+      },
+      deviceShortage: (id, reason = 'auto_resource_allocation') => {
+        if (!this.serverState.devices.some((d) => d.id === id)) throw new Error(`no transcoder device ${id}`);
+        this.events.emit('transcoder_device_insufficient_resources', this.lastStep, { deviceid: id, reason });
       },
     };
   }
