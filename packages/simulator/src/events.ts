@@ -9,7 +9,7 @@
  * sessions without sinks pays nothing for them.
  */
 import type { JsonRecord } from './query.js';
-import type { SimStream } from './streams.js';
+import { protoOf, type SimStream } from './streams.js';
 
 /** The kinds the simulator emits (a subset of the 36 of the API). */
 export const SIM_EVENT_KINDS = [
@@ -75,8 +75,7 @@ export function sourceFields(s: SimStream, now: number, closed: boolean, clients
   const fields: JsonRecord = { media: s.name, type: 'ingest', id: input?.id ?? s.sourceId, source_id: s.sourceId, priority: s.activeInput, opened_at: input?.openedAt ?? s.openedAt };
   if (input) {
     fields.url = input.url;
-    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(input.url)?.[1];
-    if (scheme) fields.proto = scheme.toLowerCase();
+    fields.proto = protoOf(input.url);
     fields.bytes = input.bytes;
   }
   if (closed) Object.assign(fields, { closed_at: now, bitrate: s.currentKbps, client_count: clients, count: s.retryCount, reason: { error: 'source_lost' } });
