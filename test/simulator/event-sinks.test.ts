@@ -7,6 +7,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator, type SimEvent, type SimulatorOptions } from '@flussonic-exporter/simulator';
+import { runSimulate } from '@flussonic-exporter/simulator/cli';
 import { basic, getJson, sendJson } from './http-client.js';
 
 interface Received {
@@ -280,5 +281,37 @@ describe('events posted to a sink', () => {
       ],
     ]);
     expect(sim.world.server.stats().uptime).toBe(1);
+  });
+});
+
+describe('simulate --event-sink', () => {
+  const capture = () => {
+    let text = '';
+    return { write: (t: string) => (text += t), get text() { return text; } };
+  };
+
+  it('posts on the real clock to the sink the flag names, credentials from the URL as Basic, never printed', async () => {
+    const r = await receiver();
+    const out = capture();
+    const stop = new AbortController();
+    const url = r.url('/events/demo').replace('http://', 'http://demo:flag-s3cret@');
+    const running = runSimulate(['--port', '0', '--streams', '3', '--sessions', '5', '--event-sink', `demo=${url}`], { stdout: out, stderr: out, stop: stop.signal });
+    await expect.poll(() => out.text, { interval: 10, timeout: 10_000 }).toContain('Stop with Ctrl-C');
+    expect(out.text).toContain(`event sink demo: posting events to ${r.url('/events/demo')}`);
+    expect(out.text).not.toContain('flag-s3cret');
+    await expect.poll(() => r.batches.length, { interval: 50, timeout: 10_000 }).toBeGreaterThan(0);
+    expect(r.batches[0]!.events[0]).toMatchObject({ event: 'server_started', event_id: 1 });
+    expect(r.batches[0]!.headers.authorization).toBe(basic('demo', 'flag-s3cret'));
+    stop.abort();
+    expect(await running).toBe(0);
+  });
+
+  it.each([
+    [['--event-sink', 'no-url'], /--event-sink: expected NAME=URL/],
+    [['--event-sink', 'x=gopher://y'], /eventSinks: sink "x"/],
+  ])('refuses %j with code 2 and the reason', async (argv, message) => {
+    const err = capture();
+    expect(await runSimulate(['--port', '0', ...argv], { stdout: capture(), stderr: err })).toBe(2);
+    expect(err.text).toMatch(message);
   });
 });
