@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator, type SimEvent, type SimulatorOptions } from '@flussonic-exporter/simulator';
+import { eventSinkConfigSchema, startSimulator, type RunningSimulator, type SimEvent, type SimulatorOptions } from '@flussonic-exporter/simulator';
 import { runSimulate } from '@flussonic-exporter/simulator/cli';
 import { basic, getJson, sendJson } from './http-client.js';
 
@@ -102,6 +102,18 @@ describe('the event_sinks API', () => {
     expect((await getJson(`${api}/hooks`, { method: 'DELETE', headers: auth })).status).toBe(204);
     expect((await getJson(`${api}/hooks`, { headers: auth })).status).toBe(404);
     expect(sim.sinks.list()).toEqual([]);
+  });
+
+  it('is described in GET /schema by the schema PUT is validated with', async () => {
+    const sim = await start();
+    const doc = (await getJson(`${sim.url}/streamer/api/v3/schema`)).body;
+    expect(Object.keys(doc.paths['/event_sinks/{name}']).sort()).toEqual(['delete', 'get', 'put']);
+    expect(doc.paths['/event_sinks'].get.operationId).toBe('event_sinks_list');
+    expect(doc.components.schemas.event_sink_config).toEqual(JSON.parse(JSON.stringify(eventSinkConfigSchema)));
+    const max = doc.components.schemas.event_sink_config.properties.throttle_delay.maximum as number;
+    const url = `${sim.url}/streamer/api/v3/event_sinks/s`;
+    expect((await sendJson('PUT', url, { url: 'http://127.0.0.1:1/', throttle_delay: max + 1 })).status).toBe(400);
+    expect((await sendJson('PUT', url, { url: 'http://127.0.0.1:1/', throttle_delay: max })).status).toBe(200);
   });
 
   it('refuses a bad sink given at start with the option and the reason', async () => {

@@ -15,7 +15,7 @@ import { SinkDelivery, type DeliveryDeps, type SinkFault, type SinkState } from 
 import type { EventEmitter, SimEvent } from './events.js';
 import { mergePatch } from './merge-patch.js';
 import type { Json, JsonRecord } from './query.js';
-import { validateBody, type Schema } from './schema.js';
+import { validateBody, type OpenApiPart, type Schema } from './schema.js';
 
 const LOG_LEVELS = ['none', 'debug', 'info', 'notice', 'warning', 'error', 'alert', 'critical'] as const;
 const nullableInt = (minimum: number, maximum: number, description: string): Schema => ({ type: ['integer', 'null'], minimum, maximum, description });
@@ -46,6 +46,28 @@ export const eventSinkConfigSchema: Schema = {
     extra: { type: ['object', 'null'], additionalProperties: { type: 'string' }, maxProperties: 64 },
   },
 };
+
+/** GET /schema's part: the event_sinks paths and schemas. */
+export const EVENT_SINKS_OPENAPI: OpenApiPart = (() => {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+  const name = { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' } };
+  const error = { description: 'Bad body or name', ...json(ref('error_response')) };
+  return {
+    paths: {
+      '/event_sinks': { get: { operationId: 'event_sinks_list', responses: { '200': { description: 'Event sinks', ...json(ref('event_sinks_list')) } } } },
+      '/event_sinks/{name}': {
+        get: { operationId: 'event_sink_get', parameters: [name], responses: { '200': { description: 'Event sink', ...json(ref('event_sink_config')) }, '404': { description: 'No such event sink', ...json(ref('error_response')) } } },
+        put: { operationId: 'event_sink_save', description: 'Upsert with JSON Merge Patch; `url` is required of the result.', parameters: [name], requestBody: { required: true, ...json(ref('event_sink_config')) }, responses: { '200': { description: 'Saved', ...json(ref('event_sink_config')) }, '400': error } },
+        delete: { operationId: 'event_sink_delete', parameters: [name], responses: { '204': { description: 'Deleted (also when it did not exist)' } } },
+      },
+    },
+    schemas: {
+      event_sink_config: eventSinkConfigSchema,
+      event_sinks_list: { type: 'object', properties: { event_sinks: { type: 'array', items: ref('event_sink_config') }, estimated_count: { type: 'integer' }, next: { type: ['string', 'null'] }, prev: { type: ['string', 'null'] }, timing: { type: 'object' } } },
+    },
+  };
+})();
 
 const PATCH_SCHEMA: Schema = { ...eventSinkConfigSchema, required: [] };
 

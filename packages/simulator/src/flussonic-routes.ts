@@ -4,7 +4,7 @@
  */
 import { ApiError, notFound } from './errors.js';
 import { needsOnlySortKeys, parseQuery, project, parseSelect, runQuery, type CollectionSpec, type JsonRecord, type QueryCache } from './query.js';
-import type { EventSinks } from './event-sinks.js';
+import { EVENT_SINKS_OPENAPI, type EventSinks } from './event-sinks.js';
 import { openApiDocument } from './schema.js';
 import { DVRS_SPEC, PEERS_SPEC, SESSIONS_SPEC, STREAMS_SPEC, type SimWorld } from './world.js';
 
@@ -104,7 +104,7 @@ export class FlussonicRoutes {
       case 'schema':
         if (rest.length === 0) {
           if (req.method !== 'GET') throw methodNotAllowed('GET');
-          return { status: 200, body: openApiDocument(`${world.shape === 'flat' ? '24.12' : '25.11'}-sim`) };
+          return { status: 200, body: openApiDocument(`${world.shape === 'flat' ? '24.12' : '25.11'}-sim`, [EVENT_SINKS_OPENAPI]) };
         }
         break;
     }
