@@ -176,7 +176,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       throw new RangeError(`simulator option eventSinks: sink ${JSON.stringify(name)}: ${why}`);
     }
   }
-  world.serverStarted('shutdown');
+  world.serverStarted();
 
   const faults = new FaultController();
   const requests = new RequestLog();

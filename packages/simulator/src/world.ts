@@ -6,7 +6,7 @@
 import { SimCluster } from './cluster.js';
 import { CatenaActivity, OperationsLog, type OperationInput, type OperationRecord, type OperationsPage } from './catena.js';
 import { ApiError, type ApiErrorObject } from './errors.js';
-import { EventEmitter, playFields, sourceFields } from './events.js';
+import { playFields, type EventEmitter } from './events.js';
 import { mergePatch } from './merge-patch.js';
 import { defaultSort, itemComparator, type CollectionSpec, type Json, type JsonRecord } from './query.js';
 import type { Rng } from './rng.js';
@@ -14,6 +14,7 @@ import { streamConfigSchema, validateBody } from './schema.js';
 import { DVR_ERROR_KEYS, ServerState, type DvrErrorKey, type TranscoderDevice } from './server.js';
 import { SessionsStore, type SessionInit, type SessionStream } from './sessions.js';
 import { generateStream, SimStream, type StatsShape, type StreamDeps, type StreamStatus } from './streams.js';
+import { WorldEvents } from './world-events.js';
 
 export const STREAMS_SPEC: CollectionSpec = {
   name: 'streams',
@@ -111,8 +112,9 @@ export class SimWorld {
   readonly shape: StatsShape;
   /** GET /cluster/peers (cluster.ts). */
   readonly cluster = new SimCluster();
-  /** The events of the server's life, for the event sinks (events.ts). */
+  /** The events of the server's life, for the event sinks (world-events.ts). */
   readonly events: EventEmitter;
+  private readonly worldEvents: WorldEvents;
   churn: boolean;
 
   private readonly rng: Rng;
@@ -130,8 +132,6 @@ export class SimWorld {
   private lastStep: number;
   private nextPosition = 0;
   private mutations = 0;
-  /** Events due later (push_restored), in time order. */
-  private scheduled: { at: number; run: () => void }[] = [];
 
   constructor(
     private readonly options: WorldOptions,
@@ -149,8 +149,8 @@ export class SimWorld {
     const version = options.shape === 'flat' ? '24.12' : '25.11';
     this.serverState = new ServerState(rng.fork('server'), now, options.gpus, options.dvrs, version, options.shape === 'flat' ? 1432 : 2087);
     this.sessionStore = new SessionsStore(rng.fork('sessions'), options.sessions, options.sessionLingerMs);
-    this.events = new EventEmitter(this.serverState.id);
-    const events = this.events;
+    this.worldEvents = new WorldEvents(this.serverState.id, (name) => this.sessionStore.clientsOf(name));
+    const events = (this.events = this.worldEvents.emitter);
     this.sessionStore.onOpen = (doc) => events.active && events.emit('play_opened', this.lastStep, playFields(doc));
     this.sessionStore.onClose = (doc) => events.active && events.emit('play_closed', this.lastStep, playFields(doc));
     this.deps = {
@@ -209,13 +209,13 @@ export class SimWorld {
     const stopped = new Set<string>();
     for (const s of this.streamList) if (!s.alive && !s.backupRunning) stopped.add(s.name);
     this.sessionStore.step(dt, now, this.churn, stopped, (r) => this.pickStream(r));
-    const events = this.events.active;
+    const events = this.worldEvents.active;
     for (const s of this.streamList) {
       const was = s.alive;
       s.step(dt, now, this.rng, this.churn, this.deps);
-      if (events && s.alive !== was) this.sourceChanged(s);
+      if (events && s.alive !== was) this.worldEvents.sourceChanged(s, now);
     }
-    while (this.scheduled.length > 0 && this.scheduled[0]!.at <= now) this.scheduled.shift()!.run();
+    this.worldEvents.runDue(now);
     this.updateServer(dt, now);
     if (this.churn) this.activity.run(from, now);
   }
@@ -283,14 +283,13 @@ export class SimWorld {
   restartServer(): void {
     this.serverState.startedAt = this.lastStep;
     this.serverState.events = { resent_events: 0, dropped_events: 0 };
-    this.events.restart();
-    this.serverStarted('shutdown');
+    this.worldEvents.serverStarted(this.lastStep, this.serverState.version, this.rng.uuid(), true);
     this.mutations++;
   }
 
   /** `server_started`: the first event of a run. */
-  serverStarted(previous: 'shutdown' | 'killed' | 'unknown' | 'none'): void {
-    this.events.emit('server_started', this.lastStep, { previous_state: previous, version: this.serverState.version, instance_id: this.rng.uuid() });
+  serverStarted(): void {
+    this.worldEvents.serverStarted(this.lastStep, this.serverState.version, this.rng.uuid(), false);
   }
 
   /** Event sinks count what they resent and dropped in /config/stats `events`, as Flussonic does. */
@@ -305,21 +304,6 @@ export class SimWorld {
     const s = this.byName.get(name);
     if (s) s.dirty = true;
     this.mutations++;
-  }
-
-  private sourceChanged(s: SimStream): void {
-    const clients = this.sessionStore.clientsOf(s.name);
-    if (!s.alive) this.events.emit('source_closed', this.lastStep, sourceFields(s, this.lastStep, true, clients));
-    else {
-      this.events.emit('source_opened', this.lastStep, sourceFields(s, this.lastStep, false, clients));
-      this.events.emit('source_started', this.lastStep, sourceFields(s, this.lastStep, false, clients));
-    }
-  }
-
-  private schedule(at: number, run: () => void): void {
-    let i = this.scheduled.length;
-    while (i > 0 && this.scheduled[i - 1]!.at > at) i--;
-    this.scheduled.splice(i, 0, { at, run });
   }
 
   private addStream(stream: SimStream): void {
@@ -418,7 +402,7 @@ export class SimWorld {
       stream.openedAt = now;
       stream.startRunningAt = now;
       this.addStream(stream);
-      if (this.events.active) this.events.emit('stream_opened', now, { media: name, id: stream.id, type: 'stream', opened_at: now });
+      this.worldEvents.streamOpened(stream, now);
     }
     this.streamList.sort(this.sortStreams);
     this.mutations++;
@@ -443,7 +427,7 @@ export class SimWorld {
         this.cumulative = undefined;
         this.sessionStore.closeStream(name, this.lastStep);
         this.mutations++;
-        if (this.events.active) this.events.emit('stream_closed', this.lastStep, { media: name, id: s.id, type: 'stream', opened_at: s.openedAt, closed_at: this.lastStep, reason: 'deleted', bytes: s.bytesIn, bytes_out: s.bytesOut });
+        this.worldEvents.streamClosed(s, this.lastStep);
         return true;
       },
       setAlive: (name, alive, status) => {
@@ -456,29 +440,14 @@ export class SimWorld {
           s.pinned = true;
           s.goDown(this.lastStep, Number.POSITIVE_INFINITY, status ?? 'error');
         }
-        if (this.events.active && s.alive !== was) this.sourceChanged(s);
+        if (s.alive !== was) this.worldEvents.sourceChanged(s, this.lastStep);
         this.mutations++;
       },
       dropSource: (name, ms) => {
-        if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`dropSource(name, ms): ms must be a finite number >= 0, got ${ms}`);
-        const s = this.requireStream(name);
-        if (!s.alive) throw new Error(`stream ${JSON.stringify(name)} is down already; its source cannot drop`);
-        s.pinned = false;
-        s.goDown(this.lastStep, this.lastStep + ms);
-        if (this.events.active) this.sourceChanged(s);
+        this.worldEvents.dropSource(this.requireStream(name), this.lastStep, ms);
         this.mutations++;
       },
-      blockPush: (name, index, ms) => {
-        if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`blockPush(name, index, ms): ms must be a finite number >= 0, got ${ms}`);
-        const s = this.requireStream(name);
-        const pushes = Array.isArray(s.config.pushes) ? (s.config.pushes as JsonRecord[]) : [];
-        const push = pushes[index];
-        const runtime = s.pushes[index];
-        if (!push || !runtime) throw new Error(`stream ${JSON.stringify(name)} has no push ${index} (it has ${pushes.length})`);
-        const fields = (): JsonRecord => ({ media: name, id: runtime.id, type: 'push', url: push.url as string, opened_at: runtime.openedAt, bytes: runtime.bytes });
-        this.events.emit('push_blocked', this.lastStep, fields());
-        this.schedule(this.lastStep + ms, () => this.events.emit('push_restored', this.lastStep, { ...fields(), duration: Math.round(ms / 1000) }));
-      },
+      blockPush: (name, index, ms) => this.worldEvents.blockPush(this.requireStream(name), index, this.lastStep, ms),
       setFailover: (name, active) => {
         const s = this.requireStream(name);
         s.setFailover(active, this.lastStep);
@@ -542,7 +511,7 @@ export class SimWorld {
       },
       deviceShortage: (id, reason = 'auto_resource_allocation') => {
         if (!this.serverState.devices.some((d) => d.id === id)) throw new Error(`no transcoder device ${id}`);
-        this.events.emit('transcoder_device_insufficient_resources', this.lastStep, { deviceid: id, reason });
+        this.worldEvents.deviceShortage(id, this.lastStep, reason);
       },
     };
   }
