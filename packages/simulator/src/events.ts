@@ -47,11 +47,6 @@ export class EventEmitter {
     return this.listeners.size > 0;
   }
 
-  /** The `event_id` the next event gets. */
-  get next(): number {
-    return this.nextId;
-  }
-
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
