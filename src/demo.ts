@@ -45,6 +45,13 @@ export interface Demo {
   /** Validated like any config file. */
   readonly config: ExporterConfig;
   readonly simulatorUrl: string;
+  /** Whether the simulator posts its events to the exporter (the config knows the server's events secret). */
+  readonly events: boolean;
+  /**
+   * Point the simulator's event sink at the listener the exporter bound (`listeners.addresses[0]`,
+   * `listeners.tls`); until then it posts to the demo config's listen address.
+   */
+  connectEvents(address: { readonly address: string; readonly port: number }, tls: boolean): void;
   close(): Promise<void>;
 }
 
@@ -53,6 +60,27 @@ const everyOn = (names: readonly string[]): Record<string, true> => Object.fromE
 /** Sizes that give every dashboard panel something to show while staying light on a laptop. */
 const WORLD = { streams: 50, sessions: 1000, gpus: 2, dvrs: 2 } as const;
 const PORTAL = 'demo';
+const SERVER = 'demo';
+/** The setting of a server that holds the secret its event sink sends (servers[].events_secret). */
+const EVENTS_SECRET_KEY = 'events_secret';
+const EVENT_SINK = 'exporter';
+const DEMO_LISTEN = { address: '127.0.0.1', port: 9228 } as const;
+
+/** Whether this build's config has the events secret (the receiver of POST /events/<server>). */
+function configTakesEventsSecret(): boolean {
+  try {
+    validateConfig({ servers: [{ name: 'probe', url: 'http://127.0.0.1:1', [EVENTS_SECRET_KEY]: 'probe' }] }, { source: 'demo probe', baseDir: process.cwd() });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The sink URL: the listener's address (a wildcard one as loopback), the secret as Basic userinfo. */
+function eventSinkUrl(address: { readonly address: string; readonly port: number }, tls: boolean, secret: string): string {
+  const host = address.address === '0.0.0.0' || address.address === '' ? '127.0.0.1' : address.address === '::' ? '[::1]' : address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `${tls ? 'https' : 'http'}://${SERVER}:${secret}@${host}:${address.port}/events/${SERVER}`;
+}
 
 /**
  * `shape` is the stream stats shape the simulator serves (--demo-shape): nested (2025, the default:
@@ -67,6 +95,9 @@ export async function startDemo(shape: DemoShape = 'nested', full = false): Prom
   // A fresh key per run: the simulator listens on loopback only, but nothing guessable anyway.
   const { startSimulator } = await loadSimulator('--demo');
   const apiKey = randomBytes(16).toString('hex');
+  // A fresh secret per run for the event sink: the exporter accepts the demo's events only with it.
+  const eventsSecret = configTakesEventsSecret() ? randomBytes(16).toString('hex') : undefined;
+  const sink = (address: { readonly address: string; readonly port: number }, tls: boolean) => ({ name: EVENT_SINK, url: eventSinkUrl(address, tls, eventsSecret!), throttle_delay: 1, resend_timeout: 5 });
   const simulator = await startSimulator({
     ...WORLD,
     // DVR storage stats follow the shape (the simulator's default): only 2025 servers have them.
@@ -74,6 +105,7 @@ export async function startDemo(shape: DemoShape = 'nested', full = false): Prom
     catenaKeys: [{ key: apiKey, portal: PORTAL }],
     host: '127.0.0.1',
     port: 0,
+    ...(eventsSecret !== undefined ? { eventSinks: [sink(DEMO_LISTEN, false)] } : {}),
   });
   try {
     // Prices for two paid packages the simulator created, so the billed-amount counters move.
@@ -81,13 +113,14 @@ export async function startDemo(shape: DemoShape = 'nested', full = false): Prom
     const prices = Object.fromEntries(paid.map((p, i) => [p.packageId, { amount: i === 0 ? 9.99 : 4.99, per: '30d', currency: 'EUR' }]));
     const config = validateConfig(
       {
-        listen_address: '127.0.0.1:9228',
+        listen_address: `${DEMO_LISTEN.address}:${DEMO_LISTEN.port}`,
         poll_interval: '5s',
         servers: [
           {
-            name: 'demo',
+            name: SERVER,
             url: simulator.url,
             timeout: '4s',
+            ...(eventsSecret !== undefined ? { [EVENTS_SECRET_KEY]: eventsSecret } : {}),
             // The full tour: every switch on, also those off by default, so every panel it can fill has data.
             ...(full ? { collectors: everyOn(COLLECTOR_NAMES), families: everyOn(STREAM_FAMILY_GROUPS) } : {}),
           },
@@ -96,7 +129,17 @@ export async function startDemo(shape: DemoShape = 'nested', full = false): Prom
       },
       { source: 'demo config', baseDir: process.cwd() },
     );
-    return { config, simulatorUrl: simulator.url, close: () => simulator.close() };
+    return {
+      config,
+      simulatorUrl: simulator.url,
+      events: eventsSecret !== undefined,
+      connectEvents(address, tls) {
+        if (eventsSecret === undefined) return;
+        const { name, ...settings } = sink(address, tls);
+        simulator.sinks.put(name, settings);
+      },
+      close: () => simulator.close(),
+    };
   } catch (error) {
     await simulator.close();
     throw error;

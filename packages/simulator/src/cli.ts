@@ -30,6 +30,9 @@ Runs the embedded Flussonic Media Server API v3 and Catena operations-log simula
   --peer HOSTNAME=URL      a peer listed by GET /cluster/peers (repeatable; e.g. another simulator)
   --peers-shape 2025|23.05 shape of /cluster/peers (default 2025)
   --cluster-key KEY        cluster_key of every peer entry (a secret the exporter never passes on)
+  --event-sink NAME=URL    post the server's events to URL (repeatable), e.g.
+                           demo=http://user:secret@127.0.0.1:9228/events/demo; change it with
+                           PUT /streamer/api/v3/event_sinks/NAME
   --fault ENDPOINT:SPEC    inject a fault, e.g. /sessions:latencyMs=200,errorRate=0.1 (repeatable)
                            endpoints: ${FAULT_ENDPOINTS.join(' ')}
                            faults: latencyMs=N errorRate=0..1 status=N malformedJson truncateBody
@@ -88,6 +91,7 @@ export function parseSimulateArgs(argv: readonly string[]): { options: Simulator
         peer: { type: 'string', multiple: true },
         'peers-shape': { type: 'string' },
         'cluster-key': { type: 'string' },
+        'event-sink': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -116,6 +120,11 @@ export function parseSimulateArgs(argv: readonly string[]): { options: Simulator
     if (eq <= 0 || eq === raw.length - 1) throw new UsageError('--peer: expected HOSTNAME=URL');
     return { hostname: raw.slice(0, eq), apiUrl: raw.slice(eq + 1) };
   });
+  const eventSinks = (v['event-sink'] ?? []).map((raw) => {
+    const eq = raw.indexOf('=');
+    if (eq <= 0 || eq === raw.length - 1) throw new UsageError('--event-sink: expected NAME=URL');
+    return { name: raw.slice(0, eq), url: raw.slice(eq + 1) };
+  });
   const peersShape = v['peers-shape'];
   if (peersShape !== undefined && !(PEERS_SHAPES as readonly string[]).includes(peersShape)) throw new UsageError(`--peers-shape: expected ${PEERS_SHAPES.join(' or ')}, got ${JSON.stringify(peersShape)}`);
   const seed = v.seed === undefined ? undefined : Number(v.seed);
@@ -141,8 +150,22 @@ export function parseSimulateArgs(argv: readonly string[]): { options: Simulator
   if (peers.length > 0) options.peers = peers;
   if (peersShape !== undefined) options.peersShape = peersShape as PeersShape;
   if (v['cluster-key'] !== undefined) options.clusterKey = v['cluster-key'];
+  if (eventSinks.length > 0) options.eventSinks = eventSinks;
   for (const key of Object.keys(options) as (keyof SimulatorOptions)[]) if (options[key] === undefined) delete options[key];
   return { options, faults, help: v.help === true };
+}
+
+/** A URL as it may be printed: user and password left out. */
+function withoutUserinfo(raw: string): string {
+  try {
+    const url = new URL(raw);
+    const hadUserinfo = url.username !== '' || url.password !== '';
+    url.username = '';
+    url.password = '';
+    return hadUserinfo ? `${url.href} (Basic credentials from the URL)` : url.href;
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 export async function runSimulate(argv: string[], io: SimulateIo = {}): Promise<number> {
@@ -187,6 +210,7 @@ export async function runSimulate(argv: string[], io: SimulateIo = {}): Promise<
     }
   }
   lines.push(`  world: ${sim.world.streams.size} streams, ${sim.world.sessions.size} sessions, ${options.gpus ?? 1} GPUs, ${options.dvrs ?? 1} DVRs${options.churn === false ? ', no churn' : ''}`);
+  for (const sink of options.eventSinks ?? []) lines.push(`  event sink ${sink.name}: posting events to ${withoutUserinfo(sink.url)}`);
   for (const [endpoint, fault] of faults) lines.push(`  fault on ${endpoint}: ${JSON.stringify(fault)}`);
   lines.push('Stop with Ctrl-C.');
   out.write(lines.join('\n') + '\n');

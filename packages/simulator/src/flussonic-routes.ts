@@ -3,7 +3,8 @@
  * query language, single streams with upsert/delete/create, sessions, server stats, DVRs, schema.
  */
 import { ApiError, notFound } from './errors.js';
-import { needsOnlySortKeys, parseQuery, project, parseSelect, runQuery, type JsonRecord, type QueryCache } from './query.js';
+import { needsOnlySortKeys, parseQuery, project, parseSelect, runQuery, type CollectionSpec, type JsonRecord, type QueryCache } from './query.js';
+import { EVENT_SINKS_OPENAPI, type EventSinks } from './event-sinks.js';
 import { openApiDocument } from './schema.js';
 import { DVRS_SPEC, PEERS_SPEC, SESSIONS_SPEC, STREAMS_SPEC, type SimWorld } from './world.js';
 
@@ -30,6 +31,7 @@ export function neededRight(method: string): 'view' | 'edit' {
 }
 
 const STREAMS_DEFAULT_ORDER = 'named_by,position,name';
+const EVENT_SINKS_SPEC: CollectionSpec = { name: 'event_sinks', implicitSort: ['name'], defaultLimit: 100 };
 
 const methodNotAllowed = (allowed: string) => new ApiError(405, [{ code: 'method_not_allowed', title: `allowed: ${allowed}` }], { allow: allowed });
 
@@ -41,6 +43,7 @@ export class FlussonicRoutes {
   constructor(
     private readonly world: SimWorld,
     private readonly apiPrefix: string,
+    private readonly sinks: EventSinks,
   ) {}
 
   handle(req: RouteRequest): RouteResult {
@@ -89,10 +92,19 @@ export class FlussonicRoutes {
           return this.collection(world.cluster.docs(world.now), req, PEERS_SPEC, 'hostname');
         }
         break;
+      case 'event_sinks':
+        if (rest.length === 0) {
+          if (req.method !== 'GET') throw methodNotAllowed('GET');
+          // No query cache: sinks change without the world's version moving.
+          const page = runQuery(this.sinks.list(), parseQuery(req.query, EVENT_SINKS_SPEC), EVENT_SINKS_SPEC, 'name');
+          return { status: 200, body: { event_sinks: page.items, estimated_count: page.estimated_count, next: page.next, prev: page.prev, timing: page.timing } };
+        }
+        if (rest.length === 1) return this.eventSink(rest[0] as string, req);
+        break;
       case 'schema':
         if (rest.length === 0) {
           if (req.method !== 'GET') throw methodNotAllowed('GET');
-          return { status: 200, body: openApiDocument(`${world.shape === 'flat' ? '24.12' : '25.11'}-sim`) };
+          return { status: 200, body: openApiDocument(`${world.shape === 'flat' ? '24.12' : '25.11'}-sim`, [EVENT_SINKS_OPENAPI]) };
         }
         break;
     }
@@ -131,6 +143,24 @@ export class FlussonicRoutes {
       case 'DELETE':
         // Idempotent: deleting an absent stream is the same success.
         world.streams.delete(name);
+        return { status: 204 };
+      default:
+        throw methodNotAllowed('GET, PUT, DELETE');
+    }
+  }
+
+  private eventSink(name: string, req: RouteRequest): RouteResult {
+    switch (req.method) {
+      case 'GET': {
+        const config = this.sinks.get(name);
+        if (!config) throw notFound('event_sink', name);
+        return { status: 200, body: selected(config, req.query) };
+      }
+      case 'PUT':
+        if (req.body === undefined) throw new ApiError(400, [{ code: 'invalid_json', title: 'PUT needs a JSON body', source: { pointer: '' } }]);
+        return { status: 200, body: this.sinks.put(name, req.body) };
+      case 'DELETE':
+        this.sinks.delete(name);
         return { status: 204 };
       default:
         throw methodNotAllowed('GET, PUT, DELETE');

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { unauthorized } from './catena.js';
 import { ApiError } from './errors.js';
+import type { EventSinks } from './event-sinks.js';
 import type { Fault, FaultController, FaultEndpoint } from './faults.js';
 import { FlussonicRoutes, neededRight, type RouteResult } from './flussonic-routes.js';
 import type { RequestLog } from './request-log.js';
@@ -24,6 +25,7 @@ export interface Credentials {
 
 export interface HttpDeps {
   readonly world: SimWorld;
+  readonly sinks: EventSinks;
   readonly faults: FaultController;
   readonly requests: RequestLog;
   readonly viewAuth?: Credentials;
@@ -52,7 +54,7 @@ export class SimulatorHttp {
   private closed = false;
 
   constructor(private readonly deps: HttpDeps) {
-    this.routes = new Map(API_PREFIXES.map((p) => [p, new FlussonicRoutes(deps.world, p)]));
+    this.routes = new Map(API_PREFIXES.map((p) => [p, new FlussonicRoutes(deps.world, p, deps.sinks)]));
     // One idempotency store for both prefixes: they are the same server.
     const main = this.routes.get(API_PREFIXES[0])!;
     for (const p of API_PREFIXES) this.routes.set(p, main);

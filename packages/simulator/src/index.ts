@@ -4,6 +4,10 @@
  * (`flussonic-exporter simulate`). See docs/simulator.md.
  */
 import { SimClock, DEFAULT_START_TIME, type ClockMode } from './clock.js';
+import { ApiError } from './errors.js';
+import { EventSinks } from './event-sinks.js';
+import type { SinkFault, SinkState } from './event-delivery.js';
+import type { JsonRecord } from './query.js';
 import { FaultController } from './faults.js';
 import { SimulatorHttp, type Credentials } from './http.js';
 import { RequestLog } from './request-log.js';
@@ -30,6 +34,33 @@ export { DEFAULT_CLUSTER_KEY, PEERS_SHAPES, SimCluster } from './cluster.js';
 export { API_PREFIXES, OPERATIONS_PATH } from './http.js';
 export { mergePatch } from './merge-patch.js';
 export { streamConfigSchema } from './schema.js';
+export type { SimEvent, SimEventKind } from './events.js';
+export { SIM_EVENT_KINDS } from './events.js';
+export type { SinkFault, SinkState } from './event-delivery.js';
+export { DEFAULT_RESEND_LIMIT, MAX_BATCH } from './event-delivery.js';
+export { eventSinkConfigSchema } from './event-sinks.js';
+
+/** An event sink given at start: its name and its event_sink_config (url, only, throttle_delay, ...). */
+export interface EventSinkOption {
+  readonly name: string;
+  readonly url: string;
+  readonly [field: string]: unknown;
+}
+
+/** The event sinks of a running simulator (what GET/PUT/DELETE /event_sinks serve), for tests. */
+export interface EventSinksApi {
+  list(): JsonRecord[];
+  get(name: string): JsonRecord | undefined;
+  /** PUT semantics (merge patch, validation); throws ApiError (400) on a bad configuration. */
+  put(name: string, config: Record<string, unknown>): JsonRecord;
+  delete(name: string): boolean;
+  /** Delivery counts and queue of one sink. */
+  state(name: string): SinkState;
+  /** A delivery fault, e.g. `{ replayConfirmed: 1 }`: the next confirmed batch is sent once more. */
+  fault(name: string, fault: SinkFault | null): void;
+  /** Resolves when no POST is on its way (with a manual clock: after advance(), wait for delivery). */
+  settled(): Promise<void>;
+}
 
 export interface SimulatorOptions {
   /** Streams in the world (default 20). */
@@ -68,6 +99,8 @@ export interface SimulatorOptions {
   peersShape?: PeersShape;
   /** `cluster_key` of every peer entry (default DEFAULT_CLUSTER_KEY). */
   clusterKey?: string;
+  /** Event sinks configured at start; they get `server_started` (event_id 1) first. */
+  eventSinks?: readonly EventSinkOption[];
 }
 
 export interface RunningSimulator {
@@ -78,8 +111,11 @@ export interface RunningSimulator {
   readonly requests: RequestLog;
   /** Current simulated Unix ms. */
   now(): number;
-  /** Move time forward (any clock) and step the world. */
+  /** Move time forward (any clock) and step the world; event sinks send what is due. */
   advance(ms: number): void;
+  readonly sinks: EventSinksApi;
+  /** The simulated server restarts: event_id starts over with server_started; buffered events are lost. */
+  restart(): void;
   close(): Promise<void>;
 }
 
@@ -130,6 +166,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   if (options.clusterKey !== undefined) world.cluster.clusterKey = options.clusterKey;
   if (options.peers) world.cluster.set(options.peers);
 
+  const sinks = new EventSinks({ emitter: world.events, now: () => clock.now(), count: (kind, n) => world.countEvents(kind, n) });
+  for (const sink of options.eventSinks ?? []) {
+    const { name, ...config } = sink;
+    try {
+      sinks.put(name, config);
+    } catch (e) {
+      const why = e instanceof ApiError ? e.body().errors.map((x) => x.title).join('; ') : String(e);
+      throw new RangeError(`simulator option eventSinks: sink ${JSON.stringify(name)}: ${why}`);
+    }
+  }
+  world.serverStarted();
+
   const faults = new FaultController();
   const requests = new RequestLog();
   // In real time the world catches up when asked, at most once a second: a step over 100,000
@@ -140,6 +188,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
   const http = new SimulatorHttp({
     world,
+    sinks,
     faults,
     requests,
     ...(options.viewAuth ? { viewAuth: options.viewAuth } : {}),
@@ -149,7 +198,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     rng: rng.fork('faults'),
   });
   const host = options.host ?? '127.0.0.1';
-  const port = await http.listen(options.port ?? 0, host);
+  let port: number;
+  try {
+    port = await http.listen(options.port ?? 0, host);
+  } catch (e) {
+    await sinks.close();
+    throw e;
+  }
+  // A real clock moves the world and the sinks on its own while a sink can receive (4 times a second).
+  const ticker = clockMode === 'real'
+    ? setInterval(() => {
+        if (!sinks.delivering) return;
+        sync();
+        sinks.pump();
+      }, 250).unref()
+    : undefined;
+  sinks.pump();
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
   let closing: Promise<void> | undefined;
@@ -162,9 +226,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     advance(ms: number) {
       clock.advance(ms);
       world.advanceTo(clock.now());
+      sinks.pump();
+    },
+    sinks: {
+      list: () => sinks.list(),
+      get: (name) => sinks.get(name),
+      put: (name, config) => sinks.put(name, config),
+      delete: (name) => sinks.delete(name),
+      state: (name) => sinks.state(name),
+      fault: (name, fault) => sinks.fault(name, fault),
+      settled: () => sinks.settled(),
+    },
+    restart() {
+      sinks.restart();
+      world.restartServer();
+      sinks.pump();
     },
     close() {
-      closing ??= http.close();
+      if (ticker) clearInterval(ticker);
+      closing ??= Promise.all([sinks.close(), http.close()]).then(() => undefined);
       return closing;
     },
   };

@@ -364,8 +364,14 @@ function collection(key: string, item: object): object {
   };
 }
 
+/** Paths and schemas described beside their own code (event sinks), merged into GET /schema. */
+export interface OpenApiPart {
+  readonly paths: Readonly<Record<string, object>>;
+  readonly schemas: Readonly<Record<string, object>>;
+}
+
 /** The OpenAPI 3.1 description of what this simulator serves (GET /schema). */
-export function openApiDocument(version: string): object {
+export function openApiDocument(version: string, parts: readonly OpenApiPart[] = []): object {
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
   const json = (schema: object) => ({ content: { 'application/json': { schema } } });
   const errors = { '400': { description: 'Bad parameter or body', ...json(ref('error_response')) }, '401': { description: 'Missing or wrong credentials', ...json(ref('error_response')) }, '403': { description: 'Credentials lack the right', ...json(ref('error_response')) } };
@@ -404,6 +410,7 @@ export function openApiDocument(version: string): object {
       '/dvrs': { get: { operationId: 'dvrs_list', parameters: COLLECTION_PARAMETERS.map((p) => ({ ...p, in: 'query', required: false })), responses: { '200': { description: 'DVR storages', ...json(ref('dvrs_list')) }, ...errors } } },
       '/dvrs/{name}': { get: { operationId: 'dvr_get', parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'DVR storage', ...json(ref('dvr')) } } } },
       '/schema': { get: { operationId: 'schema_get', responses: { '200': { description: 'This document' } } } },
+      ...Object.assign({}, ...parts.map((p) => p.paths)),
     },
     components: {
       securitySchemes: { basicAuth: { type: 'http', scheme: 'basic' }, bearerAuth: { type: 'http', scheme: 'bearer', description: 'base64 of `user:password`' } },
@@ -434,6 +441,7 @@ export function openApiDocument(version: string): object {
         dvrs_list: collection('dvrs', ref('dvr')),
         error_response: errorSchema,
         operation_type: { enum: [...OPERATION_TYPES] },
+        ...Object.assign({}, ...parts.map((p) => p.schemas)),
       },
     },
   };

@@ -73,7 +73,8 @@ export function gpuLoad(transcoders: number, perStream: number): number {
 export class ServerState {
   readonly id: string;
   readonly hostname = 'sim-edge-1.example.net';
-  readonly startedAt: number;
+  /** Changes when the simulated server restarts (world.restartServer). */
+  startedAt: number;
   readonly devices: TranscoderDevice[];
   readonly dvrs: DvrStorage[];
   readonly partitions: { path: string; device: string; total_mb: number; usage: number; io_util: number }[];

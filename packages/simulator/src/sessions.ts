@@ -69,6 +69,9 @@ export class SessionsStore {
   private openCount = 0;
   private closedListed = 0;
   private counter = 0;
+  /** Called for each session opened after populate() and each one closed (play events). */
+  onOpen: ((doc: JsonRecord) => void) | undefined;
+  onClose: ((doc: JsonRecord) => void) | undefined;
 
   constructor(
     private readonly rng: Rng,
@@ -184,6 +187,7 @@ export class SessionsStore {
     e.doc.updated_at = now;
     this.closedListed++;
     this.untrack(e);
+    this.onClose?.(e.doc);
   }
 
   /** Drop closed sessions whose linger time is over (one in-place pass). */
@@ -208,6 +212,7 @@ export class SessionsStore {
   private insert(made: SessionEntry[]): void {
     made.sort((a, b) => compareIds(a.doc.id as string, b.doc.id as string));
     for (const e of made) this.track(e);
+    if (this.onOpen) for (const e of made) this.onOpen(e.doc);
     const last = this.entries[this.entries.length - 1];
     const first = made[0];
     if (last === undefined || first === undefined || compareIds(last.doc.id as string, first.doc.id as string) < 0) {

@@ -6,6 +6,7 @@
 import { SimCluster } from './cluster.js';
 import { CatenaActivity, OperationsLog, type OperationInput, type OperationRecord, type OperationsPage } from './catena.js';
 import { ApiError, type ApiErrorObject } from './errors.js';
+import { playFields, type EventEmitter } from './events.js';
 import { mergePatch } from './merge-patch.js';
 import { defaultSort, itemComparator, type CollectionSpec, type Json, type JsonRecord } from './query.js';
 import type { Rng } from './rng.js';
@@ -13,6 +14,7 @@ import { streamConfigSchema, validateBody } from './schema.js';
 import { DVR_ERROR_KEYS, ServerState, type DvrErrorKey, type TranscoderDevice } from './server.js';
 import { SessionsStore, type SessionInit, type SessionStream } from './sessions.js';
 import { generateStream, SimStream, type StatsShape, type StreamDeps, type StreamStatus } from './streams.js';
+import { WorldEvents } from './world-events.js';
 
 export const STREAMS_SPEC: CollectionSpec = {
   name: 'streams',
@@ -52,6 +54,10 @@ export interface StreamsApi {
   /** Fail over to the backup (second) input, or back to the primary. */
   setFailover(name: string, active: boolean): void;
   setBitrate(name: string, kbps: number): void;
+  /** The source drops now (source_closed) and comes back `ms` later (source_opened, source_started). */
+  dropSource(name: string, ms: number): void;
+  /** Push `index` of a stream is blocked now (push_blocked) and restored `ms` later (push_restored). */
+  blockPush(name: string, index: number, ms: number): void;
 }
 
 export interface SessionsApi {
@@ -76,6 +82,8 @@ export interface ServerApi {
   set(overrides: JsonRecord): void;
   /** Pin GPU readings of one device (they stop following load until cleared with `null`). */
   setDevice(id: number, values: Partial<Pick<TranscoderDevice, 'gpu_temp' | 'gpu_enc' | 'gpu_dec' | 'gpu_sm' | 'memUsed'>> | null): void;
+  /** A transcoder device lacked resources (transcoder_device_insufficient_resources). */
+  deviceShortage(id: number, reason?: 'auto_resource_allocation' | 'manual_resource_allocation'): void;
 }
 
 export interface DvrsApi {
@@ -104,6 +112,9 @@ export class SimWorld {
   readonly shape: StatsShape;
   /** GET /cluster/peers (cluster.ts). */
   readonly cluster = new SimCluster();
+  /** The events of the server's life, for the event sinks (world-events.ts). */
+  readonly events: EventEmitter;
+  private readonly worldEvents: WorldEvents;
   churn: boolean;
 
   private readonly rng: Rng;
@@ -138,6 +149,10 @@ export class SimWorld {
     const version = options.shape === 'flat' ? '24.12' : '25.11';
     this.serverState = new ServerState(rng.fork('server'), now, options.gpus, options.dvrs, version, options.shape === 'flat' ? 1432 : 2087);
     this.sessionStore = new SessionsStore(rng.fork('sessions'), options.sessions, options.sessionLingerMs);
+    this.worldEvents = new WorldEvents(this.serverState.id, (name) => this.sessionStore.clientsOf(name));
+    const events = (this.events = this.worldEvents.emitter);
+    this.sessionStore.onOpen = (doc) => events.active && events.emit('play_opened', this.lastStep, playFields(doc));
+    this.sessionStore.onClose = (doc) => events.active && events.emit('play_closed', this.lastStep, playFields(doc));
     this.deps = {
       shape: options.shape,
       hostname: this.serverState.hostname,
@@ -194,7 +209,13 @@ export class SimWorld {
     const stopped = new Set<string>();
     for (const s of this.streamList) if (!s.alive && !s.backupRunning) stopped.add(s.name);
     this.sessionStore.step(dt, now, this.churn, stopped, (r) => this.pickStream(r));
-    for (const s of this.streamList) s.step(dt, now, this.rng, this.churn, this.deps);
+    const events = this.worldEvents.active;
+    for (const s of this.streamList) {
+      const was = s.alive;
+      s.step(dt, now, this.rng, this.churn, this.deps);
+      if (events && s.alive !== was) this.worldEvents.sourceChanged(s, now);
+    }
+    this.worldEvents.runDue(now);
     this.updateServer(dt, now);
     if (this.churn) this.activity.run(from, now);
   }
@@ -253,6 +274,27 @@ export class SimWorld {
 
   hasStream(name: string): boolean {
     return this.byName.has(name);
+  }
+
+  /**
+   * The simulated server restarts: uptime and the event counters of /config/stats start over,
+   * `event_id` starts over at 1 with `server_started`. Streams and sessions stay as they are.
+   */
+  restartServer(): void {
+    this.serverState.startedAt = this.lastStep;
+    this.serverState.events = { resent_events: 0, dropped_events: 0 };
+    this.worldEvents.serverStarted(this.lastStep, this.serverState.version, this.rng.uuid(), true);
+    this.mutations++;
+  }
+
+  /** `server_started`: the first event of a run. */
+  serverStarted(): void {
+    this.worldEvents.serverStarted(this.lastStep, this.serverState.version, this.rng.uuid(), false);
+  }
+
+  /** Event sinks count what they resent and dropped in /config/stats `events`, as Flussonic does. */
+  countEvents(kind: 'resent_events' | 'dropped_events', n: number): void {
+    this.serverState.events[kind] += n;
   }
 
   // ---- internals ---------------------------------------------------------------------------
@@ -360,6 +402,7 @@ export class SimWorld {
       stream.openedAt = now;
       stream.startRunningAt = now;
       this.addStream(stream);
+      this.worldEvents.streamOpened(stream, now);
     }
     this.streamList.sort(this.sortStreams);
     this.mutations++;
@@ -384,10 +427,12 @@ export class SimWorld {
         this.cumulative = undefined;
         this.sessionStore.closeStream(name, this.lastStep);
         this.mutations++;
+        this.worldEvents.streamClosed(s, this.lastStep);
         return true;
       },
       setAlive: (name, alive, status) => {
         const s = this.requireStream(name);
+        const was = s.alive;
         if (alive) {
           s.pinned = false;
           if (!s.alive) s.recover(this.lastStep);
@@ -395,8 +440,14 @@ export class SimWorld {
           s.pinned = true;
           s.goDown(this.lastStep, Number.POSITIVE_INFINITY, status ?? 'error');
         }
+        if (s.alive !== was) this.worldEvents.sourceChanged(s, this.lastStep);
         this.mutations++;
       },
+      dropSource: (name, ms) => {
+        this.worldEvents.dropSource(this.requireStream(name), this.lastStep, ms);
+        this.mutations++;
+      },
+      blockPush: (name, index, ms) => this.worldEvents.blockPush(this.requireStream(name), index, this.lastStep, ms),
       setFailover: (name, active) => {
         const s = this.requireStream(name);
         s.setFailover(active, this.lastStep);
@@ -457,6 +508,10 @@ export class SimWorld {
         if (!this.serverState.devices.some((d) => d.id === id)) throw new Error(`no transcoder device ${id}`);
         if (values === null) this.deviceOverrides.delete(id);
         else this.deviceOverrides.set(id, { ...values });
+      },
+      deviceShortage: (id, reason = 'auto_resource_allocation') => {
+        if (!this.serverState.devices.some((d) => d.id === id)) throw new Error(`no transcoder device ${id}`);
+        this.worldEvents.deviceShortage(id, this.lastStep, reason);
       },
     };
   }
