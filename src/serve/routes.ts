@@ -8,7 +8,9 @@
 import { probeHandler, sdHandler, type FleetPaths, type FleetRouteDeps } from './fleet-routes.js';
 import { healthyHandler, metricsHandler, readyHandler, reloadHandler } from './handlers.js';
 import { landingHandler } from './landing.js';
-import type { DeclaredAuth, LandingLine, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
+import { EVENTS_PATH, eventsHandler, eventsRawBody } from './events-route.js';
+import type { EventsReceiver } from '../events/receiver.js';
+import type { DeclaredAuth, LandingLine, RawBodyRoute, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
 
 export interface RouteDeclaration {
   /** A fixed path, or one taken from the deps (the configured metrics path). */
@@ -17,8 +19,10 @@ export interface RouteDeclaration {
   readonly auth: DeclaredAuth;
   readonly scrapeCap?: boolean;
   readonly landing?: LandingLine;
-  /** `fleet`: served only with a fleet view. */
-  readonly needs?: 'fleet';
+  /** `fleet`: served only with a fleet view; `events`: only with the event sink receiver on. */
+  readonly needs?: 'fleet' | 'events';
+  /** The route reads its body itself (RawBodyRoute). */
+  readonly raw?: (deps: RouteDeps) => RawBodyRoute;
   /** `routes`: every route served, in table order (for the landing page). */
   readonly handler: (deps: RouteDeps, routes: readonly RouteEntry[]) => RouteHandler;
 }
@@ -51,6 +55,8 @@ export const ROUTE_TABLE: readonly RouteDeclaration[] = [
     landing: { title: "One server's metrics", query: 'target=NAME' },
     handler: (deps) => probeHandler(withFleet(deps), FLEET),
   },
+  // Authenticated by each server's events_secret (events-route.ts), not by the web config's users.
+  { path: EVENTS_PATH, methods: ['POST'], auth: 'none', needs: 'events', raw: (deps) => eventsRawBody(withEvents(deps)), handler: (deps) => eventsHandler(withEvents(deps)) },
 ];
 
 /** The paths that are not configurable, in table order, fleet routes included (reserved also without a fleet). */
@@ -68,7 +74,7 @@ function servedAuth(auth: DeclaredAuth, deps: RouteDeps): RouteAuth {
 
 /** The routes served for these deps, in table order; throws when two resolve to one path. */
 export function servedRoutes(deps: RouteDeps, table: readonly RouteDeclaration[] = ROUTE_TABLE): ServedRoute[] {
-  const chosen = table.filter((r) => r.needs !== 'fleet' || deps.fleet !== undefined);
+  const chosen = table.filter((r) => (r.needs !== 'fleet' || deps.fleet !== undefined) && (r.needs !== 'events' || deps.events !== undefined));
   const entries: RouteEntry[] = chosen.map((r) => ({
     path: typeof r.path === 'string' ? r.path : r.path(deps),
     methods: r.methods,
@@ -83,7 +89,12 @@ export function servedRoutes(deps: RouteDeps, table: readonly RouteDeclaration[]
     if (seen.has(routed)) throw new Error(`two routes at ${JSON.stringify(path)}: the metrics path must not be one of ${fixedRoutePaths(table).join(' ')}`);
     seen.add(routed);
   }
-  return chosen.map((r, i) => ({ ...entries[i]!, handler: r.handler(deps, entries) }));
+  return chosen.map((r, i) => ({ ...entries[i]!, handler: r.handler(deps, entries), ...(r.raw ? { raw: r.raw(deps) } : {}) }));
+}
+
+function withEvents(deps: RouteDeps): EventsReceiver {
+  if (!deps.events) throw new Error('the events route needs the receiver');
+  return deps.events;
 }
 
 function withFleet(deps: RouteDeps): FleetRouteDeps {
