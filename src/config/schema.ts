@@ -106,7 +106,7 @@ const serverSettingsShape = (c: SchemaContext) => ({
   max_label_value_bytes: int(32, 1_048_576).optional().meta({ default: DEFAULT_MAX_LABEL_VALUE_BYTES }).meta(
     help('longest label value written, in UTF-8 bytes: a longer one (a stream name) is cut at a character boundary and ends in ~ and 8 hex digits of a hash of the whole value, so distinct values stay distinct series; counted in flussonic_exporter_label_values_truncated_total'),
   ),
-  events_secret: secret().optional().meta(help('the secret of this server\'s event sink (POST /events/<name>, docs/events.md): in the sink URL as userinfo or ?token=', '${EVENTS_SECRET}')),
+  events_secret: secret().optional().meta(help('the secret of this server\'s event sink (POST /events/<name>, docs/events.md): in the sink URL as userinfo or ?token=')),
   events_secret_file: secretFile(c.baseDir).optional().meta(help('file holding the event sink secret')),
   max_connections: int(1, 64).optional().meta({ default: DEFAULT_MAX_CONNECTIONS_PER_SERVER }).meta(help('most connections open to this server at once (its collectors run side by side)')),
   sessions: section({

@@ -18,7 +18,9 @@ function plain(reply: FastifyReply, code: number, text: string): FastifyReply {
   return reply.code(code).type('text/plain; charset=utf-8').send(text);
 }
 
-export function eventsRawBody(receiver: EventsReceiver): RawBodyRoute {
+/** Without a receiver (events.enabled off) every request is answered 404 before its body is read. */
+export function eventsRawBody(receiver: EventsReceiver | undefined): RawBodyRoute {
+  if (!receiver) return { limit: 1024, before: (_request, reply) => plain(reply, 404, 'the event sink is off (events.enabled)\n'), failed: (_request, reply, code) => plain(reply, code, 'bad request\n') };
   return {
     limit: receiver.config.maxBodyBytes,
     before: (request, reply) => {
@@ -36,8 +38,9 @@ export function eventsRawBody(receiver: EventsReceiver): RawBodyRoute {
   };
 }
 
-export function eventsHandler(receiver: EventsReceiver): RouteHandler {
+export function eventsHandler(receiver: EventsReceiver | undefined): RouteHandler {
   return (request, reply) => {
+    if (!receiver) return plain(reply, 404, 'the event sink is off (events.enabled)\n');
     const body = typeof request.body === 'string' ? request.body : '';
     const answer = receiver.receive(serverOf(request), body);
     return plain(reply, answer.code, answer.text);

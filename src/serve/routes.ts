@@ -9,7 +9,6 @@ import { probeHandler, sdHandler, type FleetPaths, type FleetRouteDeps } from '.
 import { healthyHandler, metricsHandler, readyHandler, reloadHandler } from './handlers.js';
 import { landingHandler } from './landing.js';
 import { EVENTS_PATH, eventsHandler, eventsRawBody } from './events-route.js';
-import type { EventsReceiver } from '../events/receiver.js';
 import type { DeclaredAuth, LandingLine, RawBodyRoute, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
 
 export interface RouteDeclaration {
@@ -19,8 +18,8 @@ export interface RouteDeclaration {
   readonly auth: DeclaredAuth;
   readonly scrapeCap?: boolean;
   readonly landing?: LandingLine;
-  /** `fleet`: served only with a fleet view; `events`: only with the event sink receiver on. */
-  readonly needs?: 'fleet' | 'events';
+  /** `fleet`: served only with a fleet view. */
+  readonly needs?: 'fleet';
   /** The route reads its body itself (RawBodyRoute). */
   readonly raw?: (deps: RouteDeps) => RawBodyRoute;
   /** `routes`: every route served, in table order (for the landing page). */
@@ -55,8 +54,8 @@ export const ROUTE_TABLE: readonly RouteDeclaration[] = [
     landing: { title: "One server's metrics", query: 'target=NAME' },
     handler: (deps) => probeHandler(withFleet(deps), FLEET),
   },
-  // Authenticated by each server's events_secret (events-route.ts), not by the web config's users.
-  { path: EVENTS_PATH, methods: ['POST'], auth: 'none', needs: 'events', raw: (deps) => eventsRawBody(withEvents(deps)), handler: (deps) => eventsHandler(withEvents(deps)) },
+  // Authenticated by each server's events_secret (events-route.ts), not by the web config's users; 404 while events.enabled is off.
+  { path: EVENTS_PATH, methods: ['POST'], auth: 'none', raw: (deps) => eventsRawBody(deps.events), handler: (deps) => eventsHandler(deps.events) },
 ];
 
 /** The paths that are not configurable, in table order, fleet routes included (reserved also without a fleet). */
@@ -74,7 +73,7 @@ function servedAuth(auth: DeclaredAuth, deps: RouteDeps): RouteAuth {
 
 /** The routes served for these deps, in table order; throws when two resolve to one path. */
 export function servedRoutes(deps: RouteDeps, table: readonly RouteDeclaration[] = ROUTE_TABLE): ServedRoute[] {
-  const chosen = table.filter((r) => (r.needs !== 'fleet' || deps.fleet !== undefined) && (r.needs !== 'events' || deps.events !== undefined));
+  const chosen = table.filter((r) => r.needs !== 'fleet' || deps.fleet !== undefined);
   const entries: RouteEntry[] = chosen.map((r) => ({
     path: typeof r.path === 'string' ? r.path : r.path(deps),
     methods: r.methods,
@@ -90,11 +89,6 @@ export function servedRoutes(deps: RouteDeps, table: readonly RouteDeclaration[]
     seen.add(routed);
   }
   return chosen.map((r, i) => ({ ...entries[i]!, handler: r.handler(deps, entries), ...(r.raw ? { raw: r.raw(deps) } : {}) }));
-}
-
-function withEvents(deps: RouteDeps): EventsReceiver {
-  if (!deps.events) throw new Error('the events route needs the receiver');
-  return deps.events;
 }
 
 function withFleet(deps: RouteDeps): FleetRouteDeps {

@@ -120,7 +120,7 @@ describe('POST /events/<server>', () => {
   it('exports source_lost_total at 0 for every stream the poll exported, joined on the capped name', async () => {
     await exporter.pollOnce('edge-1');
     const text = await metrics();
-    const polled = samples(text, 'flussonic_stream_alive', { server: 'edge-1' }).map((s) => s.labels.stream);
+    const polled = samples(text, 'flussonic_stream_alive', { server: 'edge-1' }).map((s) => s.labels.stream!);
     expect(polled.length).toBe(4);
     for (const stream of polled) expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream })).toBe(0);
     // Streams that had events but are not exported by the poll went with it.
