@@ -26,6 +26,7 @@ import { USER_AGENT_PRODUCT } from './version.js';
 import { defaultWorkerEntry, threadChannels } from './threads/channels.js';
 import { WorkerPool } from './threads/pool.js';
 import { EventsReceiver } from './events/receiver.js';
+import { registerSinks } from './events/register.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
@@ -135,6 +136,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     start() {
       pool.start();
       fleet.start();
+      if (config.events?.register) void registerSinks(config.events, config.servers, logger.child({ component: 'events' }));
     },
     reload(next) {
       if (next.metricsPath !== config.metricsPath) logger.warn({ metricsPath: next.metricsPath }, 'a new metrics_path takes effect after a restart');
