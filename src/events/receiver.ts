@@ -34,6 +34,7 @@ interface Known {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 const RUN_START = new Set(['server_started', 'change_server_id']);
+const SWEEP_MS = 60_000;
 
 export class EventsReceiver {
   private readonly known = new Map<string, Known>();
@@ -142,6 +143,7 @@ export class EventsReceiver {
     const s = k.events;
     const cap = k.server.maxLabelValueBytes ?? DEFAULT_MAX_LABEL_VALUE_BYTES;
     const now = Date.now();
+    this.sweep(k, now);
     for (const item of batch) {
       if (typeof item !== 'object' || item === null || Array.isArray(item)) {
         this.reject(s, 'not_object');
@@ -214,6 +216,17 @@ export class EventsReceiver {
     if (!st) s.streams.set(name, (st = new StreamEvents()));
     st.lastEventAt = now;
     return st;
+  }
+
+  /**
+   * A server this replica does not poll has no list of its streams: a stream whose last event is
+   * older than the server's stale_after goes (checked at most once a minute, when a batch comes).
+   */
+  private sweep(k: Known, now: number): void {
+    const s = k.events;
+    if (s.exported !== undefined || now - s.lastSweep < SWEEP_MS) return;
+    s.lastSweep = now;
+    for (const [name, st] of s.streams) if (now - st.lastEventAt > k.server.staleAfterMs) s.streams.delete(name);
   }
 
   private reject(s: ServerEvents, reason: RejectReason): void {

@@ -52,6 +52,8 @@ export class ServerEvents {
   withoutId = 0;
   /** The streams the last poll of this server exported (capped names); undefined: not polled here. */
   exported: ReadonlySet<string> | undefined;
+  /** Date.now() of the last sweep of idle streams (servers not polled here). */
+  lastSweep = 0;
 }
 
 /** Renders every server's event series, family by family in table order. */
