@@ -76,6 +76,10 @@ const CANNOT_FIRE: Readonly<Record<string, { readonly shapes: readonly Shape[]; 
   // Counters of failures the demo does not have: a labelled counter has no series before its first count.
   FlussonicExporterSeriesShed: { shapes: SHAPES, reason: 'the demo stays under max_series, so no family is shed' },
   FlussonicDiscoveryFailing: { shapes: SHAPES, reason: 'the demo has no discovery source' },
+  // The event sink's counters: the demo exporter receives no events until a simulator posts to it.
+  FlussonicStreamSourceFlapping: { shapes: SHAPES, reason: 'no event sink posts to the demo exporter' },
+  FlussonicStreamPushBlocked: { shapes: SHAPES, reason: 'no event sink posts to the demo exporter' },
+  FlussonicTranscoderDeviceShortage: { shapes: SHAPES, reason: 'no event sink posts to the demo exporter' },
 };
 
 function key(q: Pick<PanelQuery, 'dashboard' | 'panelTitle' | 'refId'>): string {
