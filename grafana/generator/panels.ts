@@ -11,6 +11,7 @@
 import * as bargauge from '@grafana/grafana-foundation-sdk/bargauge';
 import type * as cog from '@grafana/grafana-foundation-sdk/cog';
 import * as common from '@grafana/grafana-foundation-sdk/common';
+import * as heatmap_ from '@grafana/grafana-foundation-sdk/heatmap';
 import * as dash from '@grafana/grafana-foundation-sdk/dashboard';
 import * as prometheus from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat_ from '@grafana/grafana-foundation-sdk/stat';
@@ -138,14 +139,14 @@ function description(o: CommonOptions): string {
   return [o.description, ...(shapes ? [generationNote(shapes)] : []), ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
 }
 
-function targets(queries: QuerySpec[], instant: boolean): prometheus.DataqueryBuilder[] {
+function targets(queries: QuerySpec[], instant: boolean, format?: prometheus.PromQueryFormat): prometheus.DataqueryBuilder[] {
   return queries.map((query, i) => {
     const target = new prometheus.DataqueryBuilder()
       .refId(String.fromCharCode(65 + i))
       .datasource({ ...DATASOURCE })
       .expr(query.expr)
       .legendFormat(query.legend)
-      .format(instant ? prometheus.PromQueryFormat.Table : prometheus.PromQueryFormat.TimeSeries)
+      .format(format ?? (instant ? prometheus.PromQueryFormat.Table : prometheus.PromQueryFormat.TimeSeries))
       .editorMode(prometheus.QueryEditorMode.Code);
     return instant ? target.instant() : target.range();
   });
@@ -269,6 +270,25 @@ export function barGauge(o: CommonOptions): PanelSpec {
       .showUnfilled(true)
       .minVizWidth(0)
       .minVizHeight(10),
+  );
+}
+
+/**
+ * A heatmap of a histogram's buckets over time: its query sums `_bucket` rates by `le`, read by
+ * Grafana as buckets (the query format `heatmap`), not calculated again.
+ */
+export function heatmap(o: CommonOptions): PanelSpec {
+  return spec(o, 12, 8, (id, gridPos) =>
+    configure(new heatmap_.PanelBuilder(), o, false, id, gridPos)
+      .targets(targets(o.queries, false, prometheus.PromQueryFormat.Heatmap))
+      .calculate(false)
+      .cellGap(1)
+      .color(new heatmap_.HeatmapColorOptionsBuilder().mode(heatmap_.HeatmapColorMode.Scheme).scheme('Oranges').steps(64).fill('dark').exponent(0.5).scale(heatmap_.HeatmapColorScale.Exponential).reverse(false))
+      .yAxis(new heatmap_.YAxisConfigBuilder().unit(o.unit))
+      .rowsFrame(new heatmap_.RowsHeatmapOptionsBuilder().layout(common.HeatmapCellLayout.Auto))
+      .showValue(common.VisibilityMode.Never)
+      .tooltip(new heatmap_.HeatmapTooltipBuilder().mode(common.TooltipDisplayMode.Single).yHistogram(false))
+      .showLegend(),
   );
 }
 
