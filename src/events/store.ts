@@ -7,8 +7,8 @@
 import { escapeLabelValue } from '../render/series.js';
 import { EVENT_FAMILIES, SESSION_BUCKETS } from './families.js';
 import { EVENT_KINDS, OTHER_KIND } from './kinds.js';
-import { familyHeader } from '../serve/exposition.js';
 import type { EventSwitch } from '../config/events-schema.js';
+import type { FamilyDef } from '../families/define.js';
 
 const F = EVENT_FAMILIES;
 const KIND_LABELS = [...EVENT_KINDS, OTHER_KIND];
@@ -60,7 +60,7 @@ export class ServerEvents {
 export function renderEvents(servers: ReadonlyMap<string, ServerEvents>, unknownBatches: number, switches: Readonly<Record<EventSwitch, boolean>>): string {
   const parts: string[] = [];
   const family = (def: { readonly name: string }, lines: string[]) => {
-    if (lines.length > 0) parts.push(familyHeader(def as (typeof F)[keyof typeof F]), ...lines);
+    if (lines.length > 0) parts.push(headerOf(def as FamilyDef), ...lines);
   };
   const each = (fn: (server: string, s: ServerEvents, q: string) => void) => {
     for (const [server, s] of servers) fn(server, s, escapeLabelValue(server));
@@ -115,4 +115,9 @@ export function renderEvents(servers: ReadonlyMap<string, ServerEvents>, unknown
 function histogramLines(out: string[], name: string, labels: string, h: Histogram): void {
   SESSION_BUCKETS.forEach((le, i) => out.push(`${name}_bucket{${labels},le="${le}"} ${h.counts[i]}\n`));
   out.push(`${name}_bucket{${labels},le="+Inf"} ${h.count}\n`, `${name}_sum{${labels}} ${h.sum}\n`, `${name}_count{${labels}} ${h.count}\n`);
+}
+
+/** HELP and TYPE of a family (the HELP texts of the table have no backslash or newline to escape). */
+function headerOf(def: FamilyDef): string {
+  return `# HELP ${def.name} ${def.help}\n# TYPE ${def.name} ${def.type}\n`;
 }

@@ -9,6 +9,7 @@ import { createExporter, type Exporter } from '../../src/exporter.js';
 import type { EventsConfig } from '../../src/config/types.js';
 import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
+import { findBinary, promtool } from '../helpers/promtool.js';
 
 const SECRET = 'sink-Pa55-secret';
 const OTHER_SECRET = 'other-Pa55-secret';
@@ -125,6 +126,18 @@ describe('POST /events/<server>', () => {
     for (const stream of polled) expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream })).toBe(0);
     // Streams that had events but are not exported by the poll went with it.
     expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'cam-1' })).toBeUndefined();
+  });
+});
+
+describe('the exposition with event series', () => {
+  const bin = findBinary('promtool');
+  it.skipIf(!bin)('passes promtool check metrics (one HELP and TYPE per family, histograms whole)', async () => {
+    await post('edge-1', JSON.stringify([{ event: 'play_closed', event_id: id(), media: 'x', proto: 'not-a-protocol', duration: 30 }]));
+    const text = await metrics();
+    expect(value(text, 'flussonic_play_session_duration_seconds_count', { server: 'edge-1', proto: 'other' })).toBe(1);
+    const r = promtool(bin!, ['check', 'metrics'], text);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 });
 
