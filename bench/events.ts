@@ -12,7 +12,6 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +20,7 @@ import { Agent, request } from 'undici';
 import { startSimulator } from '@flussonic-exporter/simulator';
 import { EventsReceiver } from '../src/events/receiver.js';
 import { childEnv, exporterNodeFlags, percentile } from './common.js';
+import { freePort } from './steady.js';
 
 const MAIN = process.env.BENCH_STEADY_MAIN ?? fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const SECRET = 'bench-events-secret';
@@ -99,17 +99,6 @@ export function measureCounting(): { eventsPerCpuSecond: number; ratio: number }
   const count = percentile(rounds.map((r) => r.count), 50);
   const parse = percentile(rounds.map((r) => r.parse), 50);
   return { eventsPerCpuSecond: (bodies.length * BATCH) / (count / 1e6), ratio: count / parse };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
