@@ -18,7 +18,7 @@ import * as stat_ from '@grafana/grafana-foundation-sdk/stat';
 import * as statetimeline from '@grafana/grafana-foundation-sdk/statetimeline';
 import * as table_ from '@grafana/grafana-foundation-sdk/table';
 import * as ts from '@grafana/grafana-foundation-sdk/timeseries';
-import { panelNeeds, panelShapes, type FamilySwitch, type PanelShapes, type StatsShape } from './families.js';
+import { panelNeeds, panelShapes, readsEvents, type FamilySwitch, type PanelShapes, type StatsShape } from './families.js';
 
 /** Every query and variable reads from the dashboard's `datasource` variable, never a fixed uid. */
 export const DATASOURCE: Readonly<common.DataSourceRef> = Object.freeze({ type: 'prometheus', uid: '${datasource}' });
@@ -136,8 +136,12 @@ function description(o: CommonOptions): string {
   const exprs = o.queries.map((query) => query.expr);
   const needs = panelNeeds(exprs);
   const shapes = panelShapes(exprs);
-  return [o.description, ...(shapes ? [generationNote(shapes)] : []), ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
+  const events = readsEvents(exprs) ? [EVENTS_NOTE] : [];
+  return [o.description, ...(shapes ? [generationNote(shapes)] : []), ...events, ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
 }
+
+/** The note of a panel that reads the event sink's families (src/events). */
+const EVENTS_NOTE = 'Needs `events.enabled: true` in the exporter\'s config and the event sink set on each server (docs/events.md; off by default).';
 
 function targets(queries: QuerySpec[], instant: boolean, format?: prometheus.PromQueryFormat): prometheus.DataqueryBuilder[] {
   return queries.map((query, i) => {

@@ -232,7 +232,7 @@ export function fleetDashboard(): Dashboard {
       row('Events'),
       timeseries({
         title: 'Events by kind',
-        description: 'Events per second the servers pushed to the exporter\'s event sink, by kind (needs events.enabled and the sink set on each server: docs/events.md).',
+        description: 'Events per second the servers pushed to the exporter\'s event sink, by kind.',
         unit: 'ops',
         queries: [q(`sum by (event) (rate(${sel('flussonic_events_total', S)}[$__rate_interval]))`, '{{event}}')],
       }),
