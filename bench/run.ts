@@ -27,6 +27,8 @@
  * --instructions (the whole-poll ratio also in instructions under valgrind, bench/instructions.ts:
  * far steadier than the CPU ratio, which moves with the machine; with the gzip floor of the output;
  * 10-13 minutes a 10k / 100k scenario).
+ * Events (bench/events.ts): counting per CPU-second and against JSON.parse, scrape p99 with 10,000
+ * events/s; in a full run, or alone with --only=events.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -53,6 +55,7 @@ import { Child } from './child.js';
 import { f0, f1, f2, mb, table } from './format.js';
 import { instructionsUnavailable, measureInstructions, type InstructionFigures } from './instructions.js';
 import { runSteady, type SteadyFigures } from './steady.js';
+import { runEvents, type EventsFigures } from './events.js';
 import { measureDeadlines, measureWholePoll, printThreads, runFleet, type DeadlineFigures, type FleetFigures, type WholePollFigures } from './threads.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -472,8 +475,8 @@ async function main(): Promise<void> {
   const only = args.get('only')?.split(',');
   const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
   // `--only=steady --steady` or `--only=fleet --fleet` run just that phase.
-  if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET))) {
-    throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and steady, fleet with --steady, --fleet)`);
+  if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET) || o === 'events')) {
+    throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and events; steady, fleet with --steady, --fleet)`);
   }
   const unavailable = INSTRUCTIONS ? instructionsUnavailable() : undefined;
   if (unavailable) throw new Error(`--instructions: ${unavailable}`);
@@ -510,7 +513,10 @@ async function main(): Promise<void> {
   const steadyScenario: Scenario = QUICK ? { id: 'flat-s', shape: 'flat', streams: 100, sessions: 1000 } : { id: 'flat-10k-100k', shape: 'flat', streams: 10_000, sessions: 100_000 };
   if (STEADY_SECONDS > 0) console.log(`\n=== steady: the exporter command at default settings, ${steadyScenario.id} ===`);
   const steady = STEADY_SECONDS > 0 ? await runSteady(steadyScenario, STEADY_SECONDS) : undefined;
-  const targetChecks = checks(results, fleet, steady);
+  const runEventsPhase = only === undefined || only.includes('events');
+  if (runEventsPhase) console.log('\n=== events: the event sink receiver ===');
+  const events: EventsFigures | undefined = runEventsPhase ? await runEvents() : undefined;
+  const targetChecks = [...checks(results, fleet, steady), ...(events ? eventChecks(events) : [])];
   console.log('\n=== targets ===');
   console.log(
     table([
@@ -527,9 +533,17 @@ async function main(): Promise<void> {
   const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, exporterNodeFlags: nodeFlags, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, targets: targetChecks, readings: stricter }, null, 1)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, exporterNodeFlags: nodeFlags, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, events, targets: targetChecks, readings: stricter }, null, 1)}\n`,
   );
   console.log(`\nfigures written to ${file}`);
+}
+
+function eventChecks(e: EventsFigures): ReturnType<typeof checks> {
+  return [
+    { target: 'events counted per CPU-second, batches of 100', scenario: 'events', value: e.eventsPerCpuSecond, limit: 100_000, met: e.eventsPerCpuSecond >= 100_000 },
+    { target: 'events counting CPU / JSON.parse CPU', scenario: 'events', value: e.ratioToJsonParse, limit: 1.5, met: e.ratioToJsonParse <= 1.5 },
+    { target: 'scrape p99 with 10,000 events/s / without', scenario: 'events', value: e.scrapeP99Ratio, limit: 1.2, met: e.scrapeP99Ratio <= 1.2 },
+  ];
 }
 
 main().catch((error: unknown) => {

@@ -54,7 +54,7 @@ export interface SteadyFigures {
 const MAIN = process.env.BENCH_STEADY_MAIN ?? fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const INTERVAL_S = 15;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

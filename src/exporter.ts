@@ -25,6 +25,8 @@ import { targetDescriptions } from './threads/target-descriptions.js';
 import { USER_AGENT_PRODUCT } from './version.js';
 import { defaultWorkerEntry, threadChannels } from './threads/channels.js';
 import { WorkerPool } from './threads/pool.js';
+import { EventsReceiver } from './events/receiver.js';
+import { registerSinks } from './events/register.js';
 
 export interface ExporterDeps {
   readonly config: ExporterConfig;
@@ -85,6 +87,8 @@ export function createExporter(deps: ExporterDeps): Exporter {
   // max_connections is split evenly over the workers: each has its own socket budget.
   const maxConnections = Math.max(1, Math.floor((config.maxConnections ?? DEFAULT_MAX_CONNECTIONS) / config.workers));
   const channels = threadChannels(defaultWorkerEntry(), { logLevel: config.logLevel, userAgent, maxConnections });
+  // The event sink receiver (events.enabled): fed by the events route, joined with the polls' streams.
+  const events = config.events ? new EventsReceiver(config.events, logger.child({ component: 'events' })) : undefined;
   const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
   const pool = new WorkerPool({
     size: config.workers,
@@ -93,11 +97,19 @@ export function createExporter(deps: ExporterDeps): Exporter {
     self,
     log: logger,
     writeLog: (line) => destination.write(line),
+    ...(events ? { streamsExported: (server: string, streams: readonly string[]) => events.streamsExported(server, streams) } : {}),
   });
   freeBuffers = (buffers) => pool.free(buffers);
   // Discovery and sharding decide which targets this replica polls; the pool gets only those.
   const fleet = new Fleet(
-    { shard: deps.shard ?? SINGLE_SHARD, log: logger, self, apply: (owned) => pool.apply(targetDescriptions(owned)), userAgent },
+    {
+      shard: deps.shard ?? SINGLE_SHARD,
+      log: logger,
+      self,
+      apply: (owned) => pool.apply(targetDescriptions(owned)),
+      userAgent,
+      ...(events ? { known: (servers: Parameters<EventsReceiver['setServers']>[0]) => events.setServers(servers) } : {}),
+    },
     config,
   );
 
@@ -111,6 +123,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
     statuses: () => pool.statuses(),
     ready: () => pool.ready(),
     fleet,
+    ...(events ? { events } : {}),
     ...(deps.externalAddress !== undefined ? { externalAddress: deps.externalAddress } : {}),
     ...(deps.guards ? { guards: deps.guards } : {}),
     ...(deps.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
@@ -123,12 +136,14 @@ export function createExporter(deps: ExporterDeps): Exporter {
     start() {
       pool.start();
       fleet.start();
+      if (config.events?.register) void registerSinks(config.events, config.servers, logger.child({ component: 'events' }));
     },
     reload(next) {
       if (next.metricsPath !== config.metricsPath) logger.warn({ metricsPath: next.metricsPath }, 'a new metrics_path takes effect after a restart');
       if (next.listenAddress.host !== config.listenAddress.host || next.listenAddress.port !== config.listenAddress.port) {
         logger.warn('a new listen_address takes effect after a restart');
       }
+      if ((next.events === undefined) !== (config.events === undefined)) logger.warn('turning events.enabled on or off takes effect after a restart');
       if (next.workers !== config.workers) logger.warn({ workers: next.workers }, 'a new workers setting takes effect after a restart');
       logger.level = next.logLevel;
       pool.setLogLevel(next.logLevel);

@@ -101,6 +101,11 @@ export function panelNeeds(exprs: readonly string[]): PanelNeed[] {
   return switches.map((sw) => ({ switch: sw, all: perQuery.every((m) => m.get(sw) === true) }));
 }
 
+/** Whether an expression reads a family of the event sink receiver (owner `events`): it needs `events.enabled`. */
+export function readsEvents(exprs: readonly string[]): boolean {
+  return exprs.some((e) => selectors(e).some((s) => FAMILY_BY_NAME.get(familyOf(s.metric))?.owner === 'events'));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Stats generations: which Flussonic servers fill a panel (a family's `shapes` declaration)
 

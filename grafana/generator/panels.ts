@@ -11,13 +11,14 @@
 import * as bargauge from '@grafana/grafana-foundation-sdk/bargauge';
 import type * as cog from '@grafana/grafana-foundation-sdk/cog';
 import * as common from '@grafana/grafana-foundation-sdk/common';
+import * as heatmap_ from '@grafana/grafana-foundation-sdk/heatmap';
 import * as dash from '@grafana/grafana-foundation-sdk/dashboard';
 import * as prometheus from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat_ from '@grafana/grafana-foundation-sdk/stat';
 import * as statetimeline from '@grafana/grafana-foundation-sdk/statetimeline';
 import * as table_ from '@grafana/grafana-foundation-sdk/table';
 import * as ts from '@grafana/grafana-foundation-sdk/timeseries';
-import { panelNeeds, panelShapes, type FamilySwitch, type PanelShapes, type StatsShape } from './families.js';
+import { panelNeeds, panelShapes, readsEvents, type FamilySwitch, type PanelShapes, type StatsShape } from './families.js';
 
 /** Every query and variable reads from the dashboard's `datasource` variable, never a fixed uid. */
 export const DATASOURCE: Readonly<common.DataSourceRef> = Object.freeze({ type: 'prometheus', uid: '${datasource}' });
@@ -135,17 +136,21 @@ function description(o: CommonOptions): string {
   const exprs = o.queries.map((query) => query.expr);
   const needs = panelNeeds(exprs);
   const shapes = panelShapes(exprs);
-  return [o.description, ...(shapes ? [generationNote(shapes)] : []), ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
+  const events = readsEvents(exprs) ? [EVENTS_NOTE] : [];
+  return [o.description, ...(shapes ? [generationNote(shapes)] : []), ...events, ...needs.map((n) => needsNote(n.switch, n.all))].join(' ');
 }
 
-function targets(queries: QuerySpec[], instant: boolean): prometheus.DataqueryBuilder[] {
+/** The note of a panel that reads the event sink's families (src/events). */
+const EVENTS_NOTE = 'Needs `events.enabled: true` in the exporter\'s config and the event sink set on each server (docs/events.md; off by default).';
+
+function targets(queries: QuerySpec[], instant: boolean, format?: prometheus.PromQueryFormat): prometheus.DataqueryBuilder[] {
   return queries.map((query, i) => {
     const target = new prometheus.DataqueryBuilder()
       .refId(String.fromCharCode(65 + i))
       .datasource({ ...DATASOURCE })
       .expr(query.expr)
       .legendFormat(query.legend)
-      .format(instant ? prometheus.PromQueryFormat.Table : prometheus.PromQueryFormat.TimeSeries)
+      .format(format ?? (instant ? prometheus.PromQueryFormat.Table : prometheus.PromQueryFormat.TimeSeries))
       .editorMode(prometheus.QueryEditorMode.Code);
     return instant ? target.instant() : target.range();
   });
@@ -269,6 +274,25 @@ export function barGauge(o: CommonOptions): PanelSpec {
       .showUnfilled(true)
       .minVizWidth(0)
       .minVizHeight(10),
+  );
+}
+
+/**
+ * A heatmap of a histogram's buckets over time: its query sums `_bucket` rates by `le`, read by
+ * Grafana as buckets (the query format `heatmap`), not calculated again.
+ */
+export function heatmap(o: CommonOptions): PanelSpec {
+  return spec(o, 12, 8, (id, gridPos) =>
+    configure(new heatmap_.PanelBuilder(), o, false, id, gridPos)
+      .targets(targets(o.queries, false, prometheus.PromQueryFormat.Heatmap))
+      .calculate(false)
+      .cellGap(1)
+      .color(new heatmap_.HeatmapColorOptionsBuilder().mode(heatmap_.HeatmapColorMode.Scheme).scheme('Oranges').steps(64).fill('dark').exponent(0.5).scale(heatmap_.HeatmapColorScale.Exponential).reverse(false))
+      .yAxis(new heatmap_.YAxisConfigBuilder().unit(o.unit))
+      .rowsFrame(new heatmap_.RowsHeatmapOptionsBuilder().layout(common.HeatmapCellLayout.Auto))
+      .showValue(common.VisibilityMode.Never)
+      .tooltip(new heatmap_.HeatmapTooltipBuilder().mode(common.TooltipDisplayMode.Single).yHistogram(false))
+      .showLegend(),
   );
 }
 

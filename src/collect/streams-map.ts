@@ -223,19 +223,20 @@ const INPUT_ERRORS_PREFIX = 'errors_';
  * Maps one item of GET /streams. An item without a string `name` is a shape problem (it cannot be
  * labelled); an item the filter excludes adds nothing.
  */
-export function mapStream(out: SeriesWriter, item: JsonObject, config: Pick<ServerConfig, 'streams' | 'families'>): void {
+/** Returns the name of the stream exported, undefined when it is not (no name, filtered out). */
+export function mapStream(out: SeriesWriter, item: JsonObject, config: Pick<ServerConfig, 'streams' | 'families'>): string | undefined {
   const stream = item as StreamItem;
   if (typeof stream.name !== 'string' || stream.name === '') {
     out.recordProblem(F.info, [], stream.name);
-    return;
+    return undefined;
   }
   const name = stream.name;
-  if (!streamFilterPasses(config.streams, name)) return; // RE2 rules: linear in the name's length
+  if (!streamFilterPasses(config.streams, name)) return undefined; // RE2 rules: linear in the name's length
 
   const { families } = config;
   if (families.details) out.add(F.info, [name, labelText(stream.title), labelText(stream.named_by)], 1);
   const stats = objectField<Stats>(out, F.alive, [name], stream.stats);
-  if (!stats) return;
+  if (!stats) return name;
   const input = objectField<StreamInputStats>(out, F.inputSwitches, [name], stats.input);
   mapState(out, name, stats, families);
   mapTraffic(out, name, stats, input, families);
@@ -245,6 +246,7 @@ export function mapStream(out: SeriesWriter, item: JsonObject, config: Pick<Serv
   if (families.dvr) mapDvr(out, name, stats);
   if (families.tracks) mapTracks(out, name, stats);
   if (families.pushes) mapPushes(out, name, stats, stream.pushes);
+  return name;
 }
 
 function mapState(out: SeriesWriter, name: string, stats: Stats, families: StreamFamilySwitches): void {

@@ -42,7 +42,11 @@ export async function collectStreams(ctx: CollectContext, blocks?: LabelBlockCac
   for await (const page of ctx.client.walk('/streams', { select, key: 'name' }, ctx.signal)) {
     // No yields inside a page: scrapes are served by the main thread, and a worker's other
     // targets and messages get their turn at every page boundary (a page maps in ~50 ms).
-    for (const stream of page) mapStream(ctx.out, stream, ctx.config);
+    for (const stream of page) {
+      const name = mapStream(ctx.out, stream, ctx.config);
+      // The event sink's source_lost_total is exported at 0 for each of these (src/events).
+      if (name !== undefined && ctx.config.reportStreams === true) ctx.out.noteUnit(name);
+    }
   }
   blocks?.sweep(startedAt, ctx.config.staleAfterMs);
 }

@@ -10,6 +10,7 @@ import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT,
 import { formatDuration, parseDuration } from '../lib/units.js';
 import { MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_SERVER, DEFAULT_MAX_DISCOVERED, DEFAULT_MAX_LABEL_VALUE_BYTES } from './bounds.js';
+import { eventsSection } from './events-schema.js';
 import { metricsPathProblem, parseListenAddress, pollDeadlineMs } from './values.js';
 
 /** What validation of one file knows besides the file. */
@@ -105,6 +106,8 @@ const serverSettingsShape = (c: SchemaContext) => ({
   max_label_value_bytes: int(32, 1_048_576).optional().meta({ default: DEFAULT_MAX_LABEL_VALUE_BYTES }).meta(
     help('longest label value written, in UTF-8 bytes: a longer one (a stream name) is cut at a character boundary and ends in ~ and 8 hex digits of a hash of the whole value, so distinct values stay distinct series; counted in flussonic_exporter_label_values_truncated_total'),
   ),
+  events_secret: secret().optional().meta(help('the secret of this server\'s event sink (POST /events/<name>, docs/events.md): in the sink URL as userinfo or ?token=')),
+  events_secret_file: secretFile(c.baseDir).optional().meta(help('file holding the event sink secret')),
   max_connections: int(1, 64).optional().meta({ default: DEFAULT_MAX_CONNECTIONS_PER_SERVER }).meta(help('most connections open to this server at once (its collectors run side by side)')),
   sessions: section({
     group_by: z
@@ -117,7 +120,7 @@ const serverSettingsShape = (c: SchemaContext) => ({
 
 type SettingsInput = z.output<z.ZodObject<ReturnType<typeof serverSettingsShape>>>;
 
-const SECRET_PAIRS = [['password', 'password_file'], ['bearer_token', 'bearer_token_file']] as const;
+const SECRET_PAIRS = [['password', 'password_file'], ['bearer_token', 'bearer_token_file'], ['events_secret', 'events_secret_file']] as const;
 
 /** Basic (username + password), Bearer, or none; the two ways of one secret exclude each other. */
 const credentialsCheck = always((v, ctx) => {
@@ -155,7 +158,10 @@ const serverSettings = (v: SettingsInput & { stale_after?: number }, pollInterva
   // Present only when set: the defaults (src/config/bounds.ts) apply where they are read.
   ...(v.max_label_value_bytes !== undefined ? { maxLabelValueBytes: v.max_label_value_bytes } : {}),
   ...(v.max_connections !== undefined ? { maxConnections: v.max_connections } : {}),
+  ...((v.events_secret ?? v.events_secret_file) !== undefined ? { eventsSecret: (v.events_secret ?? v.events_secret_file)! } : {}),
   ...({} as { addressGuard?: DiscoveredGuard }),
+  // Set by the target set when the event sink receiver is on: polls report the streams exported.
+  ...({} as { reportStreams?: boolean }),
   ...(v.tls_ca_file !== undefined ? { tlsCa: v.tls_ca_file } : {}),
   staleAfterMs: v.stale_after ?? STALE_AFTER_MS,
   sessionsGroupBy: v.sessions.group_by as readonly string[],
@@ -343,6 +349,7 @@ export const configSchema = (c: SchemaContext) =>
       .check(always((v, ctx) => Object.keys(v).forEach((k) => (TEMPLATE_NAME.test(k) ? undefined : fail(ctx, k, () => 'a template name has 1 to 64 letters, digits, _ . -', [k])))))
       .meta({ ...help('settings of discovered servers by name: a server entry without name and url'), 'x-name': ['edge', 'the template\'s name, used by discovery sources'] }),
     discovery: discovery(c).meta(help('where servers are discovered (docs/fleet.md)')),
+    events: eventsSection().meta(help('the event sink receiver: counts what Flussonic pushes between two polls (docs/events.md)')),
   })
     .check(
       uniqueNames([['servers'], ['catena']], (n, earlier) => `duplicate name ${JSON.stringify(n)} (already used by ${earlier}); names must be unique`),
@@ -360,6 +367,8 @@ export const configSchema = (c: SchemaContext) =>
       // Present only when set: the defaults (src/config/bounds.ts) apply where they are read.
       ...(v.max_connections !== undefined ? { maxConnections: v.max_connections } : {}),
       ...(Object.keys(v.discovery.limits).length > 0 ? { discoveryLimits: v.discovery.limits } : {}),
+      // Present only when the receiver is on.
+      ...(v.events.enabled ? { events: v.events } : {}),
     }));
 
 /** discovery.max_targets, max_targets_per_source and allow_loopback. */
@@ -383,6 +392,7 @@ export type CatenaPrice = CatenaConfig['prices'] extends ReadonlyMap<string, inf
 export type Credentials = ServerConfig['credentials'];
 export type StreamFilter = ServerConfig['streams'];
 export type StreamFamilySwitches = ServerConfig['families'];
+export type EventsConfig = NonNullable<ExporterConfig['events']>;
 export type DiscoverySource = NonNullable<ExporterConfig['discovery']>[number];
 export type ClusterPeersSource = Extract<DiscoverySource, { kind: 'cluster_peers' }>;
 export type FileSdSource = Extract<DiscoverySource, { kind: 'file_sd' }>;

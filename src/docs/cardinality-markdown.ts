@@ -4,14 +4,26 @@
  * `npm run docs:metrics` writes it; a test fails when the committed page differs.
  */
 import { STREAM_FAMILIES } from '../collect/streams-map.js';
-import { familyList, type FamilyDef } from '../families/define.js';
+import { EVENT_FAMILIES } from '../events/families.js';
+import { familyList, STATS_SHAPES, type FamilyDef } from '../families/define.js';
+
+/** The per-stream families: the polled ones, then the event sink's (labels `server, stream, ...`). */
+const streamFamilies = (): FamilyDef[] => [...familyList(STREAM_FAMILIES), ...familyList(EVENT_FAMILIES).filter((f) => f.labels[1] === 'stream')];
+
+/**
+ * Series per stream of these families at most: a stream's server has one stats shape, so a family
+ * of the other shape makes none (`retries_total` on 23.x/24.x, `input_switches_total` on 2025).
+ */
+function perStreamMax(families: readonly FamilyDef[]): number {
+  return Math.max(...STATS_SHAPES.map((shape) => families.filter((f) => f.shapes.includes(shape)).reduce((n, f) => n + (f.perUnit ?? 0), 0)));
+}
 
 export const BEGIN_MARKER = '<!-- streams budget: generated from the family declarations by `npm run docs:metrics` -->';
 export const END_MARKER = '<!-- end of the streams budget -->';
 
 const PREFIX = 'flussonic_stream_';
 /** Labels after `server, stream` that make a family one series per item, not per stream. */
-const PER_ITEM: Readonly<Record<string, string>> = { track: 'track', push: 'push', input: 'input', error: 'input error kind' };
+const PER_ITEM: Readonly<Record<string, string>> = { track: 'track', push: 'push', input: 'input', error: 'input error kind', proto: 'protocol' };
 
 /** The item a family makes one series per (a track, a push, ...), or undefined for a per-stream family. */
 function itemOf(f: FamilyDef): string | undefined {
@@ -21,7 +33,7 @@ function itemOf(f: FamilyDef): string | undefined {
 
 /** `5`, `4 per track`, `1 + 1 per input`: the series a group of families makes per stream. */
 function seriesCell(families: readonly FamilyDef[]): string {
-  const fixed = families.filter((f) => itemOf(f) === undefined).reduce((n, f) => n + (f.perUnit ?? 0), 0);
+  const fixed = perStreamMax(families.filter((f) => itemOf(f) === undefined));
   const perItem = new Map<string, number>();
   for (const f of families) {
     const item = itemOf(f);
@@ -33,8 +45,10 @@ function seriesCell(families: readonly FamilyDef[]): string {
 
 /** Consecutive families of the shedding order with the same tier and switch, then the core ones. */
 function rows(): FamilyDef[][] {
-  const all = familyList(STREAM_FAMILIES);
-  const shed = all.filter((f) => f.shedRank >= 0).sort((a, b) => a.shedRank - b.shedRank);
+  const all = streamFamilies();
+  // The polled families' shedding order, the event families' after them, optional before default.
+  const order = (f: FamilyDef) => (f.tier === 'default' ? 2 : 0) + (f.owner === 'events' ? 1 : 0);
+  const shed = all.filter((f) => f.shedRank >= 0).sort((a, b) => order(a) - order(b) || a.shedRank - b.shedRank);
   const out: FamilyDef[][] = [];
   for (const f of shed) {
     const last = out.at(-1);
@@ -46,11 +60,11 @@ function rows(): FamilyDef[][] {
 }
 
 export function renderStreamsBudget(): string {
-  const all = familyList(STREAM_FAMILIES);
+  const all = streamFamilies();
   const onByDefault = all.filter((f) => f.tier !== 'optional');
-  const perStream = onByDefault.filter((f) => itemOf(f) === undefined).reduce((n, f) => n + (f.perUnit ?? 0), 0);
+  const perStream = perStreamMax(onByDefault.filter((f) => itemOf(f) === undefined));
   const kept = onByDefault.filter((f) => itemOf(f) !== undefined).reduce((n, f) => n + (f.perUnit ?? 0), 0);
-  const allOn = all.filter((f) => itemOf(f) === undefined).reduce((n, f) => n + (f.perUnit ?? 0), 0);
+  const allOn = perStreamMax(all.filter((f) => itemOf(f) === undefined));
   const lines = [
     BEGIN_MARKER,
     '',
@@ -63,8 +77,8 @@ export function renderStreamsBudget(): string {
     }),
     '',
     `**Default: at most ${perStream} + ${kept} = ${perStream + kept} series per stream** (${kept} kept for the inputs' ` +
-      `\`input_active\`). With every switch on, a stream with a transcoder and DVR makes ${allOn} series, plus those ` +
-      'per track, push, input and input error kind above.',
+      `\`input_active\`; a server reports \`retries_total\` or \`input_switches_total\`, by its stats shape). With every switch on, a stream with a transcoder and DVR makes ${allOn} series, plus those ` +
+      'per track, push, input, input error kind and protocol above.',
     '',
     END_MARKER,
   ];

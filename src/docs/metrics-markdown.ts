@@ -41,6 +41,11 @@ const SECTIONS: readonly { readonly owner: FamilyOwner; readonly title: string; 
     title: 'Subscriber operations log (collector `operations`: Catena GET /tv-management/api/v1/operations)',
     intro: '`catena` is the configured name of the service, `portal` the `portalId`, `package` the `packageId`.',
   },
+  {
+    owner: 'events',
+    title: 'Events (the event sink receiver, `events.enabled`: POST /events/<server>)',
+    intro: 'Counted from the events Flussonic pushes (docs/events.md), resent events once; exported by the replica that received them. `stream` is capped like the polled families\' so the two join.',
+  },
 ];
 
 function codeList(values: readonly string[]): string {

@@ -15,17 +15,18 @@
  */
 import { rangeFor, type ValueRange } from './ranges.js';
 import type { COLLECTOR_DEFAULTS, StreamFamilyGroup } from '../config/switches.js';
+import type { EventSwitch } from '../config/events-schema.js';
 
 /** A collector that is off by default: its `collectors:` switch turns its families on. */
 type OptInCollector = { [K in keyof typeof COLLECTOR_DEFAULTS]: (typeof COLLECTOR_DEFAULTS)[K] extends false ? K : never }[keyof typeof COLLECTOR_DEFAULTS];
 
 /** The config switch that turns an optional family on: `families.<group>` of a server, or `collectors.<name>`. */
-export type FamilySwitch = `families.${StreamFamilyGroup}` | `collectors.${OptInCollector}`;
+export type FamilySwitch = `families.${StreamFamilyGroup}` | `collectors.${OptInCollector}` | `events.families.${EventSwitch}`;
 
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 
 /** Which part of the exporter fills a family: a collector, or the exporter itself. */
-export type FamilyOwner = 'self' | 'server' | 'streams' | 'sessions' | 'dvrs' | 'cluster' | 'operations';
+export type FamilyOwner = 'self' | 'server' | 'streams' | 'sessions' | 'dvrs' | 'cluster' | 'operations' | 'events';
 
 export type Tier = 'core' | 'default' | 'optional';
 
@@ -57,6 +58,8 @@ export const optional = (group: StreamFamilyGroup, perUnit?: number): TierSpec =
   switch: `families.${group}`,
   ...(perUnit ? { perUnit } : {}),
 });
+/** Optional under `events.families.<name>` (the event sink's per-stream families). */
+export const optionalEvent = (name: EventSwitch, perUnit?: number): TierSpec => ({ tier: 'optional', switch: `events.families.${name}`, ...(perUnit ? { perUnit } : {}) });
 /** Optional because its collector is off by default (`collectors.<name>`). */
 export const optInCollector = (name: OptInCollector): TierSpec => ({ tier: 'optional', switch: `collectors.${name}` });
 

@@ -5,7 +5,7 @@
  * owned(); the landing page reads describe().
  */
 import type { Logger } from 'pino';
-import type { ExporterConfig } from '../config/types.js';
+import type { ExporterConfig, ServerConfig } from '../config/types.js';
 import { DiscoveryRefresher } from './refresher.js';
 import type { SelfMetrics } from '../serve/self.js';
 import { shardOf, type ShardSpec } from './shard.js';
@@ -18,6 +18,8 @@ export interface FleetDeps {
   /** Receives the config with only the owned servers and Catena services, after every change. */
   readonly apply: (owned: ExporterConfig) => void;
   readonly userAgent?: string;
+  /** Receives every server known (static and discovered, owned or not) after every change: the event sink's names. */
+  readonly known?: (servers: readonly ServerConfig[]) => void;
 }
 
 /** What the HTTP routes need of the fleet. */
@@ -111,6 +113,7 @@ export class Fleet implements FleetView {
     for (const kind of ['server', 'catena'] as const) {
       this.deps.self.setGauge('flussonic_exporter_owned_targets', { kind }, this.set.owned.filter((t) => t.kind === kind).length);
     }
+    this.deps.known?.(this.set.servers);
     this.deps.apply(this.set.config);
   }
 }

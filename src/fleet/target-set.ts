@@ -29,6 +29,8 @@ export interface TargetSet {
   readonly owned: readonly OwnedTarget[];
   /** Servers before the shard filter (static and discovered). */
   readonly totalServers: number;
+  /** Every server before the shard filter (static and discovered): the names the event sink accepts. */
+  readonly servers: readonly ServerConfig[];
   /** Discovered servers skipped for a name or URL already taken, one sentence each. */
   readonly collisions: readonly string[];
 }
@@ -57,6 +59,8 @@ export function buildTargetSet(config: ExporterConfig, lists: readonly Discovere
       servers.push({ server: { ...template, name: found.name, url: found.url, addressGuard }, source: list.source, labels: found.labels });
     }
   }
+  // With the event sink on, polls report the streams they export (the events join them).
+  if (config.events) for (const s of servers) s.server = { ...s.server, reportStreams: true };
   const ownedServers = servers.filter((s) => ownsServer(shard, s.server.name));
   const ownedCatena = config.catena.filter((c) => ownsCatena(shard, catenaShard(c)));
   const owned: OwnedTarget[] = [
@@ -67,6 +71,7 @@ export function buildTargetSet(config: ExporterConfig, lists: readonly Discovere
     config: { ...config, servers: ownedServers.map((s) => s.server), catena: ownedCatena },
     owned,
     totalServers: servers.length,
+    servers: servers.map((s) => s.server),
     collisions,
   };
 }

@@ -104,6 +104,8 @@ export interface CollectorRun {
   readonly shed: Readonly<Record<string, number>>;
   /** Label values cut to max_label_value_bytes in this run, by family (src/render/label-cap.ts). */
   readonly truncated?: Readonly<Record<string, number>>;
+  /** The streams this run exported (label-capped), when its server's events are received (src/events). */
+  readonly streams?: readonly string[];
 }
 
 /** One poll that ran to its end (a poll cut short by stop or removal reports nothing). */
@@ -385,6 +387,7 @@ class TargetRunner {
         invalid: Object.fromEntries(r.out.checks.byFamily),
         shed: errors.get(r) === undefined ? Object.fromEntries(r.out.shed) : {},
         ...(r.out.truncated.size > 0 ? { truncated: Object.fromEntries(r.out.truncated) } : {}),
+        ...(r.collector.name === 'streams' && errors.get(r) === undefined ? { streams: r.out.units } : {}),
       })),
       status: this.status,
     });

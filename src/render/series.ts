@@ -335,6 +335,18 @@ export class SeriesWriter {
     out.byte(NEWLINE);
   }
 
+  /**
+   * The streams this run exported, as their `stream` label is written (cut to
+   * max_label_value_bytes): what the event sink's per-stream series join (src/events).
+   */
+  readonly units: string[] = [];
+
+  /** Notes a stream this run exported (only when its server's events are received: `reportStreams`). */
+  noteUnit(name: string): void {
+    const cut = name.length <= this.safeLength || !mayExceed(name, this.maxLabelValueBytes) ? name : name === this.lastLong ? this.lastCapped : truncateLabelValue(name, this.maxLabelValueBytes);
+    this.units.push(cut);
+  }
+
   /** The value as written: itself, or cut to max_label_value_bytes with a hash suffix (counted). */
   private capped(def: FamilyDef, value: string): string {
     if (value.length <= this.safeLength || !mayExceed(value, this.maxLabelValueBytes)) return value;

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { THROTTLE_REASONS, type ThrottleReason } from './basic-auth.js';
 import { installGuards, type GuardOptions } from './guards.js';
 import { DEFAULT_LIMITS } from './limits.js';
-import type { RouteDeps, ServedRoute } from './route-types.js';
+import type { RawBodyRoute, RouteDeps, ServedRoute } from './route-types.js';
 import { servedRoutes } from './routes.js';
 import { NO_WEB_CONFIG } from './web-config.js';
 
@@ -40,7 +40,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 /** Serves `routes` on `app` behind the guards, with short 404 and error answers. */
 export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Partial<Omit<GuardOptions, 'routes'>>): void {
   installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...guards, routes });
-  for (const route of routes) app.route({ method: [...route.methods], url: route.path, handler: route.handler });
+  for (const route of routes) {
+    if (route.raw) addRawBodyRoute(app, route, route.raw);
+    else app.route({ method: [...route.methods], url: route.path, handler: route.handler });
+  }
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found\n'));
   app.setErrorHandler((error, _request, reply) => {
@@ -48,5 +51,32 @@ export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], 
     app.log.error({ err: error }, 'request failed');
     const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
     return reply.code(status >= 400 ? status : 500).type('text/plain; charset=utf-8').send(status < 500 ? 'bad request\n' : 'internal error\n');
+  });
+}
+
+/**
+ * A route that reads its body as text in a scope of its own (its parser and error handler do not
+ * reach the other routes): `before` runs before the body is read, errors while reading it are
+ * answered by `failed` and never logged (the URL may carry a token).
+ */
+function addRawBodyRoute(app: FastifyInstance, route: ServedRoute, raw: RawBodyRoute): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: raw.limit }, (_request, body, done) => done(null, body));
+    scope.setErrorHandler((error, request, reply) => {
+      const status = (error as { statusCode?: unknown }).statusCode;
+      return raw.failed(request, reply, status === 413 ? 413 : 400);
+    });
+    scope.route({
+      method: [...route.methods],
+      url: route.path,
+      bodyLimit: raw.limit,
+      onRequest: async (request, reply) => {
+        // An answer from `before` ends the request here, before its body is read.
+        if (raw.before(request, reply) !== undefined) return reply;
+        return undefined;
+      },
+      handler: route.handler,
+    });
   });
 }

@@ -11,8 +11,9 @@ import { familyList, type FamilyDef, type FamilyOwner, type Tier } from '../fami
 import type { FamilySwitch } from '../families/define.js';
 import type { StreamFamilyGroup } from '../config/switches.js';
 import { SELF_FAMILIES } from './self-families.js';
+import { EVENT_FAMILIES } from '../events/families.js';
 
-export const CATALOGUE: readonly FamilyDef[] = Object.freeze([...familyList(SELF_FAMILIES), ...UPSTREAM_FAMILIES]);
+export const CATALOGUE: readonly FamilyDef[] = Object.freeze([...familyList(SELF_FAMILIES), ...UPSTREAM_FAMILIES, ...familyList(EVENT_FAMILIES)]);
 
 const BY_NAME: ReadonlyMap<string, FamilyDef> = new Map(CATALOGUE.map((f) => [f.name, f]));
 

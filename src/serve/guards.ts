@@ -29,7 +29,17 @@ export interface GuardOptions {
 export const OTHER_PATH = 'other';
 
 export function installGuards(app: FastifyInstance, options: GuardOptions): void {
-  const known = new Map(options.routes.map((route) => [stripSlash(route.path), { ...route, allow: route.methods.join(', ') }]));
+  const exact = new Map(options.routes.map((route) => [stripSlash(route.path), { ...route, allow: route.methods.join(', ') }]));
+  // A route ending in one parameter (`/events/:server`) matches its prefix and one more segment.
+  const prefixed = [...exact.values()].filter((r) => /\/:[A-Za-z]+$/.test(r.path)).map((r) => ({ prefix: r.path.slice(0, r.path.lastIndexOf(':')), route: r }));
+  const known = {
+    get(path: string) {
+      const hit = exact.get(path);
+      if (hit || prefixed.length === 0) return hit;
+      for (const { prefix, route } of prefixed) if (path.length > prefix.length && path.startsWith(prefix) && !path.includes('/', prefix.length)) return route;
+      return undefined;
+    },
+  };
   const auth = options.auth ?? new BasicAuthChecker();
   app.addHook('onClose', () => auth.close());
   let scrapes = 0;

@@ -20,7 +20,8 @@ export function metricsHandler(deps: RouteDeps): RouteHandler {
     return selfEncoded;
   };
   return async (request, reply) => {
-    const selfText = await deps.self.render();
+    // The event sink's series (src/events) follow the self-metrics, rendered again only after an event.
+    const selfText = deps.events ? (await deps.self.render()) + deps.events.render() : await deps.self.render();
     const upstream = deps.exposition.snapshot();
     const self = encodeSelf(selfText);
     const final = (self.final ??= finalPiece(self.bytes));

@@ -7,6 +7,7 @@ import type { ExpositionCache } from './exposition.js';
 import type { SelfMetrics } from './self.js';
 import type { TargetStatus } from '../poll/poller.js';
 import type { FleetView } from '../fleet/fleet.js';
+import type { EventsReceiver } from '../events/receiver.js';
 
 export type RouteMethod = 'GET' | 'HEAD' | 'POST';
 
@@ -41,6 +42,19 @@ export interface RouteEntry {
 
 export interface ServedRoute extends RouteEntry {
   readonly handler: RouteHandler;
+  /** A route that reads its body itself (the event sink): see RawBodyRoute. */
+  readonly raw?: RawBodyRoute;
+}
+
+/**
+ * A route whose body is read as text (any content type) up to `limit` bytes; `before` runs
+ * before the body is read and may answer (auth); `failed` answers a body over the limit (413)
+ * or unreadable (400).
+ */
+export interface RawBodyRoute {
+  readonly limit: number;
+  readonly before: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+  readonly failed: (request: FastifyRequest, reply: FastifyReply, code: 400 | 413) => FastifyReply;
 }
 
 /** What the handlers are built from. */
@@ -61,6 +75,8 @@ export interface RouteDeps {
   readonly demo?: boolean;
   /** --web.health-without-auth: /-/healthy and /-/ready answer without basic auth. */
   readonly healthWithoutAuth?: boolean;
+  /** The event sink receiver (events.enabled); absent: no /events route. */
+  readonly events?: EventsReceiver;
   /** The lifecycle API (POST /-/reload); absent or not enabled: 403, as Prometheus answers. */
   readonly lifecycle?: LifecycleDeps;
 }

@@ -8,7 +8,8 @@
 import { probeHandler, sdHandler, type FleetPaths, type FleetRouteDeps } from './fleet-routes.js';
 import { healthyHandler, metricsHandler, readyHandler, reloadHandler } from './handlers.js';
 import { landingHandler } from './landing.js';
-import type { DeclaredAuth, LandingLine, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
+import { EVENTS_PATH, eventsHandler, eventsRawBody } from './events-route.js';
+import type { DeclaredAuth, LandingLine, RawBodyRoute, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
 
 export interface RouteDeclaration {
   /** A fixed path, or one taken from the deps (the configured metrics path). */
@@ -19,6 +20,8 @@ export interface RouteDeclaration {
   readonly landing?: LandingLine;
   /** `fleet`: served only with a fleet view. */
   readonly needs?: 'fleet';
+  /** The route reads its body itself (RawBodyRoute). */
+  readonly raw?: (deps: RouteDeps) => RawBodyRoute;
   /** `routes`: every route served, in table order (for the landing page). */
   readonly handler: (deps: RouteDeps, routes: readonly RouteEntry[]) => RouteHandler;
 }
@@ -51,6 +54,8 @@ export const ROUTE_TABLE: readonly RouteDeclaration[] = [
     landing: { title: "One server's metrics", query: 'target=NAME' },
     handler: (deps) => probeHandler(withFleet(deps), FLEET),
   },
+  // Authenticated by each server's events_secret (events-route.ts), not by the web config's users; 404 while events.enabled is off.
+  { path: EVENTS_PATH, methods: ['POST'], auth: 'none', raw: (deps) => eventsRawBody(deps.events), handler: (deps) => eventsHandler(deps.events) },
 ];
 
 /** The paths that are not configurable, in table order, fleet routes included (reserved also without a fleet). */
@@ -83,7 +88,7 @@ export function servedRoutes(deps: RouteDeps, table: readonly RouteDeclaration[]
     if (seen.has(routed)) throw new Error(`two routes at ${JSON.stringify(path)}: the metrics path must not be one of ${fixedRoutePaths(table).join(' ')}`);
     seen.add(routed);
   }
-  return chosen.map((r, i) => ({ ...entries[i]!, handler: r.handler(deps, entries) }));
+  return chosen.map((r, i) => ({ ...entries[i]!, handler: r.handler(deps, entries), ...(r.raw ? { raw: r.raw(deps) } : {}) }));
 }
 
 function withFleet(deps: RouteDeps): FleetRouteDeps {

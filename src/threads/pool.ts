@@ -37,6 +37,8 @@ export interface PoolDeps {
   readonly log: Logger;
   /** Writes a log line a worker finished (to the main logger's destination). */
   readonly writeLog: (line: string) => void;
+  /** Hears of the streams each good poll of a server exported (the event sink's join, src/events). */
+  readonly streamsExported?: (server: string, streams: readonly string[]) => void;
 }
 
 interface Assigned {
@@ -304,6 +306,7 @@ export class WorkerPool {
       if (invalid.length > 0) self.invalidValues(r.name, new Map(invalid));
       for (const [family, count] of Object.entries(c.shed)) self.seriesShed(r.name, c.name, family, count);
       if (c.truncated) self.labelValuesTruncated(r.name, c.truncated);
+      if (c.streams && r.kind === 'server') this.deps.streamsExported?.(r.name, c.streams);
     }
     if (r.ok && r.exposition) cache.swapPrepared(key, new Map(r.exposition.map((p) => [p.family, p])));
     else if (!r.ok && !r.keepOnFailure) cache.withdraw(key);

@@ -21,8 +21,8 @@ const INTERVALS = { __rate_interval: '4s', __interval: '2s', __range: '1m' };
 const SCRAPES = 10;
 
 /** A switch note of the generator (grafana/generator/panels.ts needsNote): every query needs it. */
-const NEEDS_ALL = /\bNeeds (?:the `\w+` collector: )?`(?:families|collectors)\.\w+: true`/;
-const NEEDS_SOME = /\b(?:Needs|Some series need) (?:the `\w+` collector: )?`(?:families|collectors)\.\w+: true`/;
+const NEEDS_ALL = /\bNeeds (?:the `\w+` collector: )?`(?:families|collectors|events)\.\w+: true`/;
+const NEEDS_SOME = /\b(?:Needs|Some series need) (?:the `\w+` collector: )?`(?:families|collectors|events)\.\w+: true`/;
 /** The generation notes (panels.ts): who fills the panel, and which servers leave it empty. */
 const EMPTY_ON: Readonly<Record<Shape, RegExp>> = {
   flat: /23\.x\/24\.x servers leave (?:this|some series) empty/,

@@ -1,6 +1,6 @@
 /** Fleet overview: the state of every Flussonic server at a glance, and the worst streams. */
 import { dashboard, type Dashboard } from '../board.js';
-import { barGauge, levels, q, row, sel, stat, STREAM_DETAIL_ROW_LINK, table, timeseries } from '../panels.js';
+import { barGauge, heatmap, levels, q, row, sel, stat, STREAM_DETAIL_ROW_LINK, table, timeseries } from '../panels.js';
 import { datasource, job, server } from './variables.js';
 
 const S = 'server';
@@ -225,6 +225,33 @@ export function fleetDashboard(): Dashboard {
         sortBy: 'Value',
         links: [STREAM_DETAIL_ROW_LINK],
         queries: [q(`topk(10, ${sel('job_server_stream:flussonic_stream_input_errors:rate5m', S)})`)],
+      }),
+
+      // What Flussonic's event sink pushes (docs/events.md: needs events.enabled and the sink on
+      // each server): transitions between two polls. Summed over the replicas that received them.
+      row('Events'),
+      timeseries({
+        title: 'Events by kind',
+        description: 'Events per second the servers pushed to the exporter\'s event sink, by kind.',
+        unit: 'ops',
+        queries: [q(`sum by (event) (rate(${sel('flussonic_events_total', S)}[$__rate_interval]))`, '{{event}}')],
+      }),
+      table({
+        title: 'Most flapping streams',
+        description: 'Streams that lost their source most often over the time range (source_closed events), also losses shorter than the poll interval.',
+        unit: 'none',
+        w: 12,
+        hide: ['job'],
+        sortBy: 'Value',
+        links: [STREAM_DETAIL_ROW_LINK],
+        queries: [q(`topk(10, sum by (server, stream) (increase(${sel('flussonic_stream_source_lost_total', S)}[$__range]))) > 0`)],
+      }),
+      heatmap({
+        title: 'Play session durations',
+        description: 'How long closed play sessions lasted (play_closed events: closed_at - opened_at), all protocols.',
+        unit: 's',
+        w: 24,
+        queries: [q(`sum by (le) (rate(${sel('flussonic_play_session_duration_seconds_bucket', S)}[$__rate_interval]))`, '{{le}}')],
       }),
     ],
   });
