@@ -20,7 +20,7 @@ export function metricsHandler(deps: RouteDeps): RouteHandler {
     return selfEncoded;
   };
   return async (request, reply) => {
-    const selfText = await deps.self.render();
+    const [selfText] = await Promise.all([deps.self.render(), deps.exposition.ready()]);
     const upstream = deps.exposition.snapshot();
     const self = encodeSelf(selfText);
     const final = (self.final ??= finalPiece(self.bytes));
