@@ -12,12 +12,11 @@
  *   TargetCollector  { name, collect({ signal, log, out }) => Promise<void | NO_DATA> }
  *
  * A poll runs every collector of the target side by side, each into its own SeriesWriter
- * (`[[labelName, name]]`, max series from the config), whose samples are prepared (deps.prepare:
- * rendered and deflated) and released as soon as that collector ends. Only the poller times
- * collectors and logs them. Every poll that ran to its end is handed to the sink as one
- * PollOutcome: each collector's result (for collector_success, collector_duration_seconds,
- * last_success_timestamp_seconds, series_dropped_total) and, if every collector succeeded, the
- * target's prepared exposition as one new snapshot. If any failed:
+ * (`[[labelName, name]]`, max series from the config). Only the poller times collectors and logs
+ * them. Every poll that ran to its end is handed to the sink as one PollOutcome: each collector's
+ * result (for collector_success, collector_duration_seconds, last_success_timestamp_seconds,
+ * series_dropped_total) and, if every collector succeeded, the writers holding the target's new
+ * samples, rendered only when a scrape asks for them. If any failed:
  *  - a Flussonic server (`keepSeriesOnFailure: false`) has its upstream series withdrawn and
  *    `flussonic_up` 0: nothing stale is exported;
  *  - a Catena service (`keepSeriesOnFailure: true`) keeps its last series, because they are the
@@ -28,7 +27,7 @@
 import type { Logger } from 'pino';
 import { NO_DATA, type CollectOutcome } from '../collect/types.js';
 import { upstreamError, type UpstreamError } from '../lib/errors.js';
-import { mergePrepared, type PreparedTarget, type SampleSource } from '../render/prepare.js';
+import type { SampleSource } from '../render/prepare.js';
 import { InvalidValuesError, type InvalidValue } from '../families/ranges.js';
 import { describeFailure, overBudgetMessage } from './report.js';
 import { firstPollDelayMs, nextPollAtMs, pollDeadlineMs, pollPhaseMs } from './schedule.js';
@@ -116,8 +115,11 @@ export interface PollOutcome {
   readonly ok: boolean;
   /** The poll reached its deadline before every collector finished (flussonic_exporter_poll_deadline_missed_total). */
   readonly deadlineMissed: boolean;
-  /** Every collector's samples as deps.prepare() made them, one map of families (a good poll). */
-  readonly exposition?: PreparedTarget;
+  /**
+   * A good poll's samples, one source per collector in the table's order, kept as counted: the
+   * sink renders and deflates them (prepareSources()) when, and if, a scrape needs them.
+   */
+  readonly exposition?: readonly SampleSource[];
   readonly collectors: readonly CollectorRun[];
   readonly status: TargetStatus;
 }
@@ -125,14 +127,6 @@ export interface PollOutcome {
 export interface PollerDeps {
   /** Receives every poll's outcome. */
   readonly sink: (outcome: PollOutcome) => void;
-  /**
-   * What a collector's samples become (rendered and deflated: prepareSources()) as soon as the
-   * collector ends, while the poll's other collectors may still run: a poll holds its finished
-   * collectors' compressed text rather than their samples, and a worker's polls in flight at once
-   * hold less (the streams of a 1,000-stream server: about 0.4 MB of sample arrays, ~0.1 MB
-   * deflated).
-   */
-  readonly prepare: (samples: SampleSource) => PreparedTarget;
   readonly log: Logger;
 }
 
@@ -205,9 +199,8 @@ export function targetKey(kind: Target['kind'], name: string): string {
 
 interface CollectorResult {
   readonly collector: TargetCollector;
-  /** What the run counted; its samples are released once prepared. */
+  /** What the run counted. */
   readonly out: SeriesWriter;
-  readonly prepared?: PreparedTarget;
   readonly durationSeconds: number;
   readonly outcome?: CollectOutcome;
   readonly error?: unknown;
@@ -225,6 +218,8 @@ class TargetRunner {
   private readonly phaseMs: number;
   /** Samples per family of each collector's last run here: the next run's writer is made for them. */
   private readonly sampleSizes = new Map<string, SampleSizes>();
+  /** Each collector's child logger, made once: a pino child costs a copy of its bindings through redaction. */
+  private readonly collectorLogs = new Map<string, Logger>();
 
   constructor(
     readonly fingerprint: string,
@@ -303,14 +298,13 @@ class TargetRunner {
   private async runCollector(collector: TargetCollector, signal: AbortSignal): Promise<CollectorResult> {
     const out = new SeriesWriter([[this.target.labelName, this.target.name]], this.target.maxSeries, this.sampleSizes.get(collector.name), this.target.maxLabelValueBytes);
     const started = performance.now();
-    const log = this.log.child({ collector: collector.name });
+    let log = this.collectorLogs.get(collector.name);
+    if (log === undefined) this.collectorLogs.set(collector.name, (log = this.log.child({ collector: collector.name })));
     try {
       const outcome = await raceAbort(collector.collect({ signal, log, out }), signal, () => this.deadlineError(collector.name, signal));
       const durationSeconds = (performance.now() - started) / 1000;
       this.sampleSizes.set(collector.name, out.sampleSizes());
-      const prepared = this.deps.prepare(out);
-      out.releaseSamples();
-      return { collector, out, durationSeconds, outcome, prepared };
+      return { collector, out, durationSeconds, outcome };
     } catch (error) {
       return { collector, out, durationSeconds: (performance.now() - started) / 1000, error };
     }
@@ -378,7 +372,7 @@ class TargetRunner {
       fingerprint: this.fingerprint,
       ok,
       deadlineMissed,
-      ...(ok ? { exposition: mergePrepared(results.map((r) => r.prepared!)) } : {}),
+      ...(ok ? { exposition: results.map((r) => r.out) } : {}),
       collectors: results.map((r) => ({
         name: r.collector.name,
         ok: errors.get(r) === undefined,

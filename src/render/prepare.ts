@@ -69,22 +69,6 @@ export function prepareSources(sources: readonly SampleSource[]): PreparedTarget
 }
 
 /**
- * The prepared expositions of one poll's collectors as one: a family two of them wrote (none of
- * the built-in ones does) keeps both parts, in the collectors' order, as prepareSources() would.
- */
-export function mergePrepared(parts: readonly PreparedTarget[]): PreparedTarget {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Map<string, DeflatedPiece>();
-  for (const part of parts) {
-    for (const [family, piece] of part) {
-      const before = out.get(family);
-      out.set(family, before === undefined ? piece : joinPieces([before, piece]));
-    }
-  }
-  return out;
-}
-
-/**
  * The bytes in a Uint8Array that alone spans its ArrayBuffer, so it can be transferred to another
  * thread: kept when it already does, copied once when it is a slice (of Node's shared Buffer pool
  * or of a larger zlib buffer).

@@ -14,12 +14,18 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * Self-metrics are appended per scrape by the HTTP layer (they are small): as text, or as the
  * final block of the same gzip stream (src/render/gzip-stream.ts).
  *
+ * A target's poll may arrive held (swapHeld()): its samples stay in the worker that polled, and a
+ * scrape that needs them asks for them first (ready()): rendered and deflated there, once. When
+ * the previous exposition of the target was scraped, the next one is asked for as soon as it
+ * arrives, so a regularly scraped target is never waited for; one nobody scrapes is never
+ * compressed.
+ *
  * Given `free`, the buffers of a replaced exposition are handed to it once no response can still
  * be sending them (src/serve/reclaim.ts); each response then holds its exposition's lease until
  * it ends.
  */
 export class ExpositionCache {
-  private readonly targets = new Map<string, { readonly prepared: PreparedTarget; readonly tracked?: Tracked }>();
+  private readonly targets = new Map<string, Entry>();
   private version = 0;
   private built: BuiltExposition | undefined;
   /** HELP/TYPE lines per family, deflated once. */
@@ -43,8 +49,49 @@ export class ExpositionCache {
     const before = this.targets.get(target);
     this.changed();
     const tracked = this.reclaim?.track(this.version, [...prepared.values()].map((p) => p.deflated));
-    this.targets.set(target, tracked ? { prepared, tracked } : { prepared });
+    this.targets.set(target, { prepared, served: false, ...(tracked ? { tracked } : {}) });
     this.retire(before?.tracked);
+  }
+
+  /**
+   * Swaps in a poll held where it ran: `fetch` brings its prepared exposition (undefined when a
+   * newer poll replaced it there). Fetched now if the target's last exposition was scraped.
+   */
+  swapHeld(target: string, fetch: () => Promise<PreparedTarget | undefined>): void {
+    const before = this.targets.get(target);
+    const entry: HeldEntry = { fetch };
+    this.changed();
+    this.targets.set(target, entry);
+    this.retire(before?.tracked);
+    if (before !== undefined && 'prepared' in before && before.served) void this.fetch(target, entry);
+  }
+
+  /**
+   * Brings in the held polls of every target (or of `key`), so that snapshot() and targetBody()
+   * include them. A poll replaced while it was asked for is followed by its successor a few times;
+   * a target that keeps changing faster than that is served without its newest poll.
+   */
+  async ready(key?: string): Promise<void> {
+    for (let round = 0; round < READY_ROUNDS; round++) {
+      const waits: Promise<void>[] = [];
+      for (const [name, entry] of this.targets) if ((key === undefined || name === key) && 'fetch' in entry) waits.push(this.fetch(name, entry));
+      if (waits.length === 0) return;
+      await Promise.all(waits);
+    }
+  }
+
+  private fetch(target: string, entry: HeldEntry): Promise<void> {
+    entry.pending ??= entry.fetch().then(
+      (prepared) => {
+        if (this.targets.get(target) !== entry) return;
+        if (prepared) this.swapPrepared(target, prepared);
+        else this.withdraw(target);
+      },
+      () => {
+        if (this.targets.get(target) === entry) this.withdraw(target);
+      },
+    );
+    return entry.pending;
   }
 
   /** Withdraws every upstream series of a target (its poll failed, or it left the config). */
@@ -87,8 +134,10 @@ export class ExpositionCache {
    * order; undefined when the target has no series (not polled yet, or its last poll failed).
    */
   targetBody(key: string): Exposition | undefined {
-    const target = this.targets.get(key)?.prepared;
-    if (!target) return undefined;
+    const entry = this.targets.get(key);
+    if (!entry || !('prepared' in entry)) return undefined;
+    entry.served = true;
+    const target = entry.prepared;
     const pieces: DeflatedPiece[] = [];
     for (const def of this.families) {
       const piece = target.get(def.name);
@@ -125,8 +174,10 @@ export class ExpositionCache {
     const pieces: DeflatedPiece[] = [];
     for (const def of this.families) {
       let header = false;
-      for (const { prepared } of this.targets.values()) {
-        const piece = prepared.get(def.name);
+      for (const entry of this.targets.values()) {
+        if (!('prepared' in entry)) continue;
+        entry.served = true;
+        const piece = entry.prepared.get(def.name);
         if (!piece || piece.bytes === 0) continue;
         if (!header) {
           pieces.push(this.headerOf(def));
@@ -152,6 +203,24 @@ export class ExpositionCache {
     return header;
   }
 }
+
+/** A target's exposition, deflated here; `served` once a scrape included it. */
+interface PreparedEntry {
+  readonly prepared: PreparedTarget;
+  readonly tracked?: Tracked;
+  served: boolean;
+}
+
+/** A target's poll held where it ran, until a scrape needs it. */
+interface HeldEntry {
+  readonly fetch: () => Promise<PreparedTarget | undefined>;
+  pending?: Promise<void>;
+  readonly tracked?: undefined;
+}
+
+type Entry = PreparedEntry | HeldEntry;
+
+const READY_ROUNDS = 3;
 
 /** Deflated pieces in the order they are sent, and what their text adds up to. */
 export interface ExpositionBody {

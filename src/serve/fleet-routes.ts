@@ -52,7 +52,7 @@ function text(reply: FastifyReply, code: number, body: string): FastifyReply {
   return reply.code(code).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`${body}\n`);
 }
 
-function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps, paths: FleetPaths): FastifyReply {
+async function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps, paths: FleetPaths): Promise<FastifyReply> {
   const raw = (request.query as Record<string, unknown>).target;
   if (raw === undefined || raw === '') return text(reply, 400, `missing ?target=NAME (a server name; see ${paths.sd})`);
   if (typeof raw !== 'string') return text(reply, 400, 'give ?target= once');
@@ -69,7 +69,9 @@ function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDep
   const status = deps.statuses().find((s) => s.kind === 'server' && s.name === owned.name);
   const up = status?.lastPoll?.ok === true ? 1 : 0;
   const upText = Buffer.from(`${UP_HEADER}flussonic_up{server="${escapeLabelValue(owned.name)}"} ${up}\n`, 'utf8');
-  const cached = up === 1 ? deps.exposition.targetBody(targetKey('server', owned.name)) : undefined;
+  const key = targetKey('server', owned.name);
+  if (up === 1) await deps.exposition.ready(key);
+  const cached = up === 1 ? deps.exposition.targetBody(key) : undefined;
   return sendExposition(reply, cached ?? EMPTY, finalPiece(upText), acceptsGzip(request.headers['accept-encoding']));
 }
 

@@ -21,7 +21,8 @@ export function metricsHandler(deps: RouteDeps): RouteHandler {
   };
   return async (request, reply) => {
     // The event sink's series (src/events) follow the self-metrics, rendered again only after an event.
-    const selfText = deps.events ? (await deps.self.render()) + deps.events.render() : await deps.self.render();
+    const [ownText] = await Promise.all([deps.self.render(), deps.exposition.ready()]);
+    const selfText = deps.events ? ownText + deps.events.render() : ownText;
     const upstream = deps.exposition.snapshot();
     const self = encodeSelf(selfText);
     const final = (self.final ??= finalPiece(self.bytes));

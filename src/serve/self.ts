@@ -15,6 +15,7 @@ import type { ApiCounts } from '../threads/protocol.js';
 import { readRevision } from '../version.js';
 import type { FamilyDef } from '../families/define.js';
 import { familiesOf, familyByName } from './catalogue.js';
+import { EventLoopDelay, EVENT_LOOP_DELAY_METRICS } from './event-loop-delay.js';
 import { OwnFamily, type Labels } from './own-family.js';
 
 /**
@@ -22,6 +23,8 @@ import { OwnFamily, type Labels } from './own-family.js';
  * ("non-counter metrics should not have _total suffix"); their per-type twins stay.
  */
 const DEFAULT_METRICS_DROPPED = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+/** The largest timer period (about 24.8 days). */
+const NEVER_MS = 2 ** 31 - 1;
 
 export interface SelfMetricsOptions {
   readonly version: string;
@@ -55,6 +58,7 @@ export class SelfMetrics {
   private readonly endpointsSeen = new Map<string, Set<string>>();
   /** The kinds of target polled under each name in flussonic_exporter_poll_deadline_missed_total{server}. */
   private readonly deadlineKinds = new Map<string, Set<'server' | 'catena'>>();
+  private readonly eventLoop: EventLoopDelay | undefined;
 
   constructor(options: SelfMetricsOptions) {
     for (const def of [...familiesOf('self'), familyByName('flussonic_catena_up')]) this.register(def);
@@ -62,8 +66,11 @@ export class SelfMetrics {
     this.gauge('flussonic_exporter_demo').set({}, options.demo ? 1 : 0);
     this.counter('flussonic_exporter_worker_restarts_total').inc({}, 0);
     if (options.defaultMetrics !== false) {
-      collectDefaultMetrics({ register: this.registry });
-      for (const name of DEFAULT_METRICS_DROPPED) this.registry.removeSingleMetric(name);
+      // prom-client's own event-loop delay sampler would wake the process every 10 ms for good: one
+      // that never fires, its gauges replaced by ones sampled while there is work.
+      collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: NEVER_MS });
+      for (const name of [...DEFAULT_METRICS_DROPPED, ...EVENT_LOOP_DELAY_METRICS]) this.registry.removeSingleMetric(name);
+      this.eventLoop = new EventLoopDelay(this.registry);
     }
   }
 
@@ -95,6 +102,7 @@ export class SelfMetrics {
    * the main thread, so the counters go on from where they were when a worker is restarted.
    */
   addApiCounts(target: string, counts: ApiCounts): void {
+    this.eventLoop?.busy();
     const requests = this.counter('flussonic_exporter_api_requests_total');
     const errors = this.counter('flussonic_exporter_api_errors_total');
     const bytes = this.counter('flussonic_exporter_api_response_bytes_total');
@@ -237,6 +245,7 @@ export class SelfMetrics {
    * RENDER_REUSE_MS while no own series changed (concurrent scrapes share one).
    */
   render(): Promise<string> {
+    this.eventLoop?.busy();
     const now = performance.now();
     const last = this.rendered;
     if (last && last.version === this.version && now - last.at < RENDER_REUSE_MS) return last.text;

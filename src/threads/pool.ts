@@ -27,6 +27,7 @@ import { targetKey, type TargetStatus } from '../poll/poller.js';
 import { fingerprint } from './target-descriptions.js';
 import type { ChannelFactory, WorkerChannel } from './channels.js';
 import type { AssignedTarget, FromWorker, PollResult, TargetDescription } from './protocol.js';
+import type { PreparedTarget } from '../render/prepare.js';
 
 export interface PoolDeps {
   /** Number of workers (targets are spread over them by hash). */
@@ -67,8 +68,18 @@ class Slot {
   /** Ends the wait for a restart early (stop). */
   wake: (() => void) | undefined;
   readonly polls = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  /** `compress` requests awaiting their answer. */
+  readonly compressions = new Map<number, (prepared: PreparedTarget | undefined) => void>();
   stopped: (() => void) | undefined;
   constructor(readonly index: number) {}
+
+  /** Ends what waits on this slot's worker: polls resolve, held expositions are gone. */
+  settle(): void {
+    for (const poll of this.polls.values()) poll.resolve();
+    this.polls.clear();
+    for (const answer of this.compressions.values()) answer(undefined);
+    this.compressions.clear();
+  }
 }
 
 /** The worker of a target: a stable hash of its key (src/lib/hash.ts), the same in every process and version. */
@@ -81,6 +92,7 @@ export class WorkerPool {
   private readonly assigned = new Map<string, Assigned>();
   private nextId = 1;
   private nextPoll = 1;
+  private nextCompression = 1;
   private started = false;
   private stopping = false;
   /** Workers whose slot lost its last target, winding down: each resolves once the thread ended. */
@@ -121,7 +133,7 @@ export class WorkerPool {
     for (const slot of this.slots) slot.channel?.post({ type: 'start' });
   }
 
-  /** Runs one poll of every target (or of those with this name) now and awaits it. */
+  /** Runs one poll of every target (or of those with this name) now and awaits it, and its exposition. */
   async pollOnce(name?: string): Promise<void> {
     if (this.stopping) return;
     // Without a name every running worker is asked, also one left without targets: its answer
@@ -130,6 +142,8 @@ export class WorkerPool {
     for (const a of this.assigned.values()) if (name === undefined || a.description.config.name === name) owners.add(a.slot);
     if (name !== undefined && owners.size === 0) throw new Error(`no target named ${JSON.stringify(name)}`);
     await Promise.all([...[...owners].map((slot) => this.pollSlot(slot, name)), ...(name === undefined ? [...this.retiring.values()].map((r) => r.done) : [])]);
+    // What was polled is then the exposition: asked for from the workers as a scrape would.
+    await this.deps.cache.ready();
   }
 
   /** Worker threads running now (not those restarting after a crash or winding down). */
@@ -185,8 +199,7 @@ export class WorkerPool {
       this.slots.map(async (slot) => {
         const channel = slot.channel;
         slot.channel = undefined;
-        for (const poll of slot.polls.values()) poll.resolve();
-        slot.polls.clear();
+        slot.settle();
         await channel?.terminate();
       }),
     );
@@ -219,8 +232,7 @@ export class WorkerPool {
    */
   private retire(slot: Slot, channel: WorkerChannel): void {
     slot.channel = undefined; // its exit is no crash from now on
-    for (const poll of slot.polls.values()) poll.resolve();
-    slot.polls.clear();
+    slot.settle();
     let stopped = (): void => undefined;
     const answered = new Promise<void>((resolve) => (stopped = resolve));
     let timer: NodeJS.Timeout | undefined;
@@ -281,6 +293,12 @@ export class WorkerPool {
         else poll?.reject(new Error(message.error));
         return;
       }
+      case 'compressed': {
+        const answer = slot.compressions.get(message.request);
+        slot.compressions.delete(message.request);
+        answer?.(message.exposition && new Map(message.exposition.map((p) => [p.family, p])));
+        return;
+      }
       case 'log':
         this.deps.writeLog(message.line);
         return;
@@ -288,6 +306,17 @@ export class WorkerPool {
         slot.stopped?.();
         return;
     }
+  }
+
+  /** Asks a slot's worker for a poll it holds (PollResult.held), rendered and deflated. */
+  private compress(slot: Slot, name: string, held: number): Promise<PreparedTarget | undefined> {
+    const channel = slot.channel;
+    if (!channel) return Promise.resolve(undefined);
+    const request = this.nextCompression++;
+    return new Promise((resolve) => {
+      slot.compressions.set(request, resolve);
+      channel.post({ type: 'compress', request, name, held });
+    });
   }
 
   /** Applies one poll's result: self-metrics, the exposition swap or withdrawal, the status. */
@@ -308,7 +337,8 @@ export class WorkerPool {
       if (c.truncated) self.labelValuesTruncated(r.name, c.truncated);
       if (c.streams && r.kind === 'server') this.deps.streamsExported?.(r.name, c.streams);
     }
-    if (r.ok && r.exposition) cache.swapPrepared(key, new Map(r.exposition.map((p) => [p.family, p])));
+    const held = r.held;
+    if (r.ok && held !== undefined) cache.swapHeld(key, () => this.compress(a.slot, r.name, held));
     else if (!r.ok && !r.keepOnFailure) cache.withdraw(key);
     this.setUp(a, r.ok);
     a.status = { ...a.status, lastPoll: { ok: r.ok, at: r.at, durationMs: r.durationMs, failures: r.failures } };
@@ -334,8 +364,7 @@ export class WorkerPool {
       a.status = { ...a.status, lastPoll: { ok: false, at: now, durationMs: 0, failures: [`worker thread crashed: ${reason}`] } };
     }
     // Polls awaited from the crashed worker end now; their targets are down.
-    for (const poll of slot.polls.values()) poll.resolve();
-    slot.polls.clear();
+    slot.settle();
     slot.back = new Promise<void>((resolve) => {
       slot.wake = resolve;
       slot.restartTimer = setTimeout(() => {

@@ -44,6 +44,11 @@ export type ToWorker =
    * worker collects often, so they are freed at its next minor collection (src/serve/reclaim.ts).
    */
   | { readonly type: 'free'; readonly buffers: readonly ArrayBuffer[] }
+  /**
+   * Render and deflate the poll a result announced as `held` (if it is still the target's latest),
+   * answering `compressed` with this request number.
+   */
+  | { readonly type: 'compress'; readonly request: number; readonly name: string; readonly held: number }
   /** Stop the loops, abort polls in flight, close the pools; answer `stopped`. */
   | { readonly type: 'stop' };
 
@@ -79,8 +84,11 @@ export interface PollResult {
   readonly ok: boolean;
   /** The poll reached its deadline before every collector finished. */
   readonly deadlineMissed: boolean;
-  /** The new exposition of the target (a good poll). */
-  readonly exposition?: readonly FamilyPiece[];
+  /**
+   * A good poll: the worker holds its samples under this number, rendered and deflated only when
+   * asked (`compress`), so a poll nobody scrapes costs no writing and no compression.
+   */
+  readonly held?: number;
   /** After a failed poll: keep the last exposition (Catena's accumulated counters) or withdraw it. */
   readonly keepOnFailure: boolean;
   readonly collectors: readonly CollectorRun[];
@@ -96,14 +104,16 @@ export interface PollResult {
 export type FromWorker =
   | { readonly type: 'result'; readonly result: PollResult }
   | { readonly type: 'polled'; readonly id: number; readonly error?: string }
+  /** The exposition asked for by `compress`; none when a newer poll (or the target's removal) replaced it. */
+  | { readonly type: 'compressed'; readonly request: number; readonly exposition?: readonly FamilyPiece[] }
   /** One finished log line (JSON), written by the main thread's logger destination. */
   | { readonly type: 'log'; readonly line: string }
   | { readonly type: 'stopped' };
 
-/** The transfer list of a result: the exposition's buffers move to the main thread, uncopied. */
-export function transferList(result: PollResult): ArrayBuffer[] {
+/** The transfer list of an exposition: its buffers move to the main thread, uncopied. */
+export function transferList(exposition: readonly FamilyPiece[]): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>();
-  for (const piece of result.exposition ?? []) {
+  for (const piece of exposition) {
     if (piece.deflated.buffer instanceof ArrayBuffer) out.add(piece.deflated.buffer);
   }
   return [...out];

@@ -1,13 +1,16 @@
 /**
  * The worker side: a Poller for the targets this worker owns, driven by messages from the main
- * thread (src/threads/protocol.ts), each poll's outcome sent back as a PollResult with its
- * exposition prepared here (rendered family by family and deflated) and its buffers transferred. It
+ * thread (src/threads/protocol.ts), each poll's outcome sent back as a PollResult. A good poll's
+ * samples stay here, announced by a number; the main thread asks for them (`compress`) when a
+ * scrape needs them, at once when the target's previous poll was scraped, and they are rendered
+ * family by family and deflated here, the buffers transferred. A poll nobody scrapes before the
+ * next one replaces it is never written or compressed. It
  * runs in a worker thread (src/threads/worker.ts) with the built-in collectors, or over a
  * MessageChannel on the thread that made it (src/threads/in-process.ts) with any collector table.
  */
 import type { Logger } from 'pino';
 import type { CollectorEntry } from '../collect/types.js';
-import { prepareSources } from '../render/prepare.js';
+import { prepareSources, type SampleSource } from '../render/prepare.js';
 import { Poller, type PollOutcome } from '../poll/poller.js';
 import { targetSpec, type CatenaCollectorFactory } from '../poll/targets.js';
 import { ApiCountsByTarget } from './api-counts.js';
@@ -37,13 +40,16 @@ export class WorkerRuntime {
   private readonly poller: Poller;
   /** Applications and stop, in the order they came; polls wait for the applications before them. */
   private queue: Promise<void> = Promise.resolve();
+  /** Each target's last good poll not yet asked for, by target name: its number and samples. */
+  private readonly held = new Map<string, { readonly number: number; readonly sources: readonly SampleSource[] }>();
+  private lastHeld = 0;
 
   constructor(
     private readonly port: RuntimePort,
     private readonly deps: RuntimeDeps,
   ) {
     this.budget = new ConnectionBudget(deps.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
-    this.poller = new Poller({ sink: (outcome) => this.send(outcome), prepare: (samples) => prepareSources([samples]), log: deps.log });
+    this.poller = new Poller({ sink: (outcome) => this.send(outcome), log: deps.log });
     port.on('message', (message) => this.receive(message));
   }
 
@@ -56,6 +62,7 @@ export class WorkerRuntime {
         this.enqueue(async () => {
           await this.poller.apply(specs);
           this.counts.retain(names);
+          for (const name of this.held.keys()) if (!names.has(name)) this.held.delete(name);
         });
         return;
       }
@@ -73,6 +80,9 @@ export class WorkerRuntime {
           );
         return;
       }
+      case 'compress':
+        this.compress(message.request, message.name, message.held);
+        return;
       case 'log-level':
         this.deps.log.level = message.level;
         return;
@@ -91,16 +101,32 @@ export class WorkerRuntime {
     this.queue = this.queue.then(step).catch((err: unknown) => this.deps.log.error({ err }, 'worker step failed'));
   }
 
+  /** Answers `compress`: the held poll rendered and deflated, if it is still the one asked for. */
+  private compress(request: number, name: string, number: number): void {
+    const held = this.held.get(name);
+    if (held?.number !== number) {
+      this.port.postMessage({ type: 'compressed', request });
+      return;
+    }
+    this.held.delete(name);
+    const exposition = [...prepareSources(held.sources)].map(([family, piece]) => ({ family, ...piece }));
+    this.port.postMessage({ type: 'compressed', request, exposition }, transferList(exposition));
+  }
+
   private send(outcome: PollOutcome): void {
     const { target, status } = outcome;
-    const exposition = outcome.exposition ? [...outcome.exposition].map(([family, piece]) => ({ family, ...piece })) : undefined;
+    let held: number | undefined;
+    if (outcome.exposition) {
+      held = ++this.lastHeld;
+      this.held.set(target.name, { number: held, sources: outcome.exposition });
+    } else if (!target.keepSeriesOnFailure) this.held.delete(target.name);
     const result: PollResult = {
       id: Number(outcome.fingerprint),
       kind: target.kind,
       name: target.name,
       ok: outcome.ok,
       deadlineMissed: outcome.deadlineMissed,
-      ...(exposition ? { exposition } : {}),
+      ...(held !== undefined ? { held } : {}),
       keepOnFailure: target.keepSeriesOnFailure,
       collectors: outcome.collectors,
       api: this.counts.drain(target.name),
@@ -108,6 +134,6 @@ export class WorkerRuntime {
       durationMs: status.lastPoll?.durationMs ?? 0,
       failures: status.lastPoll?.failures ?? [],
     };
-    this.port.postMessage({ type: 'result', result }, transferList(result));
+    this.port.postMessage({ type: 'result', result });
   }
 }

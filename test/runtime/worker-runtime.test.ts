@@ -1,7 +1,8 @@
 /**
  * The worker side of the protocol on its own: a WorkerRuntime over a MessageChannel with a scripted
- * collector. What crosses is plain data, the exposition's buffers are transferred (detached on the
- * sending side), and a config's patterns survive the trip as sources.
+ * collector. What crosses is plain data, a poll's exposition is held until asked for and then its
+ * buffers are transferred (detached on the sending side), and a config's patterns survive the trip
+ * as sources.
  */
 import { MessageChannel } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
@@ -39,7 +40,7 @@ afterEach(() => {
 });
 
 describe('WorkerRuntime', () => {
-  it('answers a poll with a result whose exposition buffers were transferred, not copied', async () => {
+  it('holds a poll until asked, then answers with an exposition whose buffers were transferred, not copied', async () => {
     const channel = new MessageChannel();
     channels.push(channel);
     const sent: { message: FromWorker; detachedAfterSend: boolean }[] = [];
@@ -65,12 +66,28 @@ describe('WorkerRuntime', () => {
     await polled;
 
     const result = received.find((m): m is { type: 'result'; result: PollResult } => m.type === 'result')!.result;
-    expect(result).toMatchObject({ id: 7, kind: 'server', name: 'edge-1', ok: true, keepOnFailure: false });
+    expect(result).toMatchObject({ id: 7, kind: 'server', name: 'edge-1', ok: true, keepOnFailure: false, held: expect.any(Number) });
     expect(result.collectors).toEqual([expect.objectContaining({ name: 'streams', ok: true, dropped: 0 })]);
-    expect(sent.find((s) => s.message.type === 'result')!.detachedAfterSend).toBe(true);
+    // Nothing was rendered or compressed for the poll itself.
+    expect(received.some((m) => m.type === 'compressed')).toBe(false);
+
+    const answer = (request: number) =>
+      new Promise<Extract<FromWorker, { type: 'compressed' }>>((resolve) =>
+        channel.port1.on('message', (m: FromWorker) => {
+          if (m.type === 'compressed' && m.request === request) resolve(m);
+        }),
+      );
+    const compressed = answer(1);
+    send({ type: 'compress', request: 1, name: 'edge-1', held: result.held! });
+    const { exposition } = await compressed;
+    expect(sent.find((s) => s.message.type === 'compressed')!.detachedAfterSend).toBe(true);
+    // A poll is handed over once: asked again, the worker has nothing.
+    const again = answer(2);
+    send({ type: 'compress', request: 2, name: 'edge-1', held: result.held! });
+    expect((await again).exposition).toBeUndefined();
     // What arrived is a complete exposition: deflated pieces the cache can serve.
     const cache = new ExpositionCache();
-    cache.swapPrepared('server/edge-1', new Map(result.exposition!.map((p) => [p.family, p])));
+    cache.swapPrepared('server/edge-1', new Map(exposition!.map((p) => [p.family, p])));
     const text = cache.current.text;
     expect(text.split('\n').filter((l) => l.startsWith('flussonic_stream_alive{'))).toHaveLength(50);
     expect(gunzipSync(Buffer.concat(cache.snapshot().gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).toBe(text);
