@@ -45,8 +45,6 @@ export interface Demo {
   /** Validated like any config file. */
   readonly config: ExporterConfig;
   readonly simulatorUrl: string;
-  /** Whether the simulator posts its events to the exporter (the config knows the server's events secret). */
-  readonly events: boolean;
   /**
    * Point the simulator's event sink at the listener the exporter bound (`listeners.addresses[0]`,
    * `listeners.tls`); until then it posts to the demo config's listen address.
@@ -61,20 +59,8 @@ const everyOn = (names: readonly string[]): Record<string, true> => Object.fromE
 const WORLD = { streams: 50, sessions: 1000, gpus: 2, dvrs: 2 } as const;
 const PORTAL = 'demo';
 const SERVER = 'demo';
-/** The setting of a server that holds the secret its event sink sends (servers[].events_secret). */
-const EVENTS_SECRET_KEY = 'events_secret';
 const EVENT_SINK = 'exporter';
 const DEMO_LISTEN = { address: '127.0.0.1', port: 9228 } as const;
-
-/** Whether this build's config has the events secret (the receiver of POST /events/<server>). */
-function configTakesEventsSecret(): boolean {
-  try {
-    validateConfig({ servers: [{ name: 'probe', url: 'http://127.0.0.1:1', [EVENTS_SECRET_KEY]: 'probe' }] }, { source: 'demo probe', baseDir: process.cwd() });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The sink URL: the listener's address (a wildcard one as loopback), the secret as Basic userinfo. */
 function eventSinkUrl(address: { readonly address: string; readonly port: number }, tls: boolean, secret: string): string {
@@ -96,8 +82,8 @@ export async function startDemo(shape: DemoShape = 'nested', full = false): Prom
   const { startSimulator } = await loadSimulator('--demo');
   const apiKey = randomBytes(16).toString('hex');
   // A fresh secret per run for the event sink: the exporter accepts the demo's events only with it.
-  const eventsSecret = configTakesEventsSecret() ? randomBytes(16).toString('hex') : undefined;
-  const sink = (address: { readonly address: string; readonly port: number }, tls: boolean) => ({ name: EVENT_SINK, url: eventSinkUrl(address, tls, eventsSecret!), throttle_delay: 1, resend_timeout: 5 });
+  const eventsSecret = randomBytes(16).toString('hex');
+  const sink = (address: { readonly address: string; readonly port: number }, tls: boolean) => ({ name: EVENT_SINK, url: eventSinkUrl(address, tls, eventsSecret), throttle_delay: 1, resend_timeout: 5 });
   const simulator = await startSimulator({
     ...WORLD,
     // DVR storage stats follow the shape (the simulator's default): only 2025 servers have them.
@@ -105,7 +91,7 @@ export async function startDemo(shape: DemoShape = 'nested', full = false): Prom
     catenaKeys: [{ key: apiKey, portal: PORTAL }],
     host: '127.0.0.1',
     port: 0,
-    ...(eventsSecret !== undefined ? { eventSinks: [sink(DEMO_LISTEN, false)] } : {}),
+    eventSinks: [sink(DEMO_LISTEN, false)],
   });
   try {
     // Prices for two paid packages the simulator created, so the billed-amount counters move.
@@ -120,21 +106,20 @@ export async function startDemo(shape: DemoShape = 'nested', full = false): Prom
             name: SERVER,
             url: simulator.url,
             timeout: '4s',
-            ...(eventsSecret !== undefined ? { [EVENTS_SECRET_KEY]: eventsSecret } : {}),
+            events_secret: eventsSecret,
             // The full tour: every switch on, also those off by default, so every panel it can fill has data.
             ...(full ? { collectors: everyOn(COLLECTOR_NAMES), families: everyOn(STREAM_FAMILY_GROUPS) } : {}),
           },
         ],
         catena: [{ name: 'demo', url: simulator.url, api_key: apiKey, poll_interval: '15s', start: '24h', prices }],
+        events: { enabled: true },
       },
       { source: 'demo config', baseDir: process.cwd() },
     );
     return {
       config,
       simulatorUrl: simulator.url,
-      events: eventsSecret !== undefined,
       connectEvents(address, tls) {
-        if (eventsSecret === undefined) return;
         const { name, ...settings } = sink(address, tls);
         simulator.sinks.put(name, settings);
       },

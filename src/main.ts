@@ -96,6 +96,8 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
       onListenError: listenFailure,
       onConnectionDropped: (reason) => exporter.connectionDropped(reason),
     });
+    // The demo's simulator posts its events to the address really bound (--web.listen-address may move it).
+    demo?.connectEvents(listeners.addresses[0]!, listeners.tls);
   } catch (error) {
     await Promise.all([exporter.stop(), demo?.close()]);
     throw error;

@@ -199,13 +199,17 @@ export async function startDemoStack(main: string, prometheusPath: string, shape
   }
 }
 
-/** Waits until Prometheus has scraped the demo `scrapes` times and evaluated the recording rules. */
+/**
+ * Waits until Prometheus has scraped the demo `scrapes` times, evaluated the recording rules, and
+ * holds the Catena operations log (its first poll reads a day of history, the slowest of the demo's).
+ */
 export async function waitForScrapesAndRules(api: PrometheusApi, job: string, scrapes: number): Promise<void> {
-  await waitFor(`${scrapes} scrapes of the exporter and the recording rules evaluated`, 30_000, async () => {
+  await waitFor(`${scrapes} scrapes of the exporter, the recording rules evaluated and the operations log read`, 30_000, async () => {
     const count = await api.query(`count_over_time(up{job="${job}"}[1m])`);
     const recorded = await api.query('job_server:flussonic_streams:count');
-    if (count.status !== 'success' || recorded.status !== 'success') return undefined;
+    const operations = await api.query(`flussonic_catena_operations_total{job="${job}"}`);
+    if (count.status !== 'success' || recorded.status !== 'success' || operations.status !== 'success') return undefined;
     const n = count.data.resultType === 'vector' ? Number(count.data.result[0]?.value[1] ?? 0) : 0;
-    return n >= scrapes && resultSize(recorded.data) > 0 ? true : undefined;
+    return n >= scrapes && resultSize(recorded.data) > 0 && resultSize(operations.data) > 0 ? true : undefined;
   });
 }
