@@ -16,7 +16,7 @@
  *
  * Also: idle (one server polled every 60 s, nobody scraping: CPU per second in windows between
  * polls) and polls nobody scraped: the same command unscraped (CPU per interval, to read beside the
- * scraped one), and under --cpu-prof (sampled time on node:zlib's compressing side per poll).
+ * scraped one), and under --cpu-prof (sampled time in node:zlib per poll).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,7 +70,7 @@ export interface CycleRound {
   readonly cpuMs: number;
   readonly cpuSource: 'schedstat' | 'stat';
   readonly wallMs: number;
-  /** Polls that started in the round (/config/stats requests): 1, or the round does not count. */
+  /** Polls that started in the round (/config/stats requests): 1, or the round does not count (-1: it ended late). */
   readonly polls: number;
   readonly replay?: Replayed;
   readonly gzip?: Gzipped;
@@ -97,8 +97,10 @@ export interface CycleFigures {
   readonly threads: number;
   /** Polls over the process's life (the first, before ready, included). */
   readonly polls: number;
-  /** With --cpu-prof (the unscraped run): sampled compression time. */
+  /** With --cpu-prof (the unscraped run): sampled time in node:zlib. */
   readonly zlib?: ZlibTime;
+  /** accept-encoding values of the exporter's requests that ask for compressed responses (then zlib time includes inflating them). */
+  readonly compressedResponses: readonly string[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -116,15 +118,18 @@ export function exporterGzipLevel(root: string, flag: string | undefined): numbe
 const pollsIn = (records: readonly RequestRecord[]) => records.filter((r) => r.apiPath === '/config/stats').length;
 
 /** The path and query of a logged request, as it is sent again (commas of `select` kept). */
-function pathOf(r: RequestRecord): string {
+export function pathOf(r: RequestRecord): string {
   const query = new URLSearchParams(r.query).toString().replace(/%2C/g, ',');
   return query === '' ? r.path : `${r.path}?${query}`;
 }
 
+/** When the exporter's next poll started (its first request's arrival, on this process's performance.now() clock). */
 async function waitForPoll(sim: RunningSimulator, timeoutMs: number): Promise<number> {
   const until = performance.now() + timeoutMs;
   while (performance.now() < until) {
-    if (sim.requests.entries().some(isExporterRequest)) return performance.now();
+    const first = sim.requests.entries().find(isExporterRequest);
+    // A real clock's simulated time is the wall clock's.
+    if (first) return performance.now() - Math.max(0, sim.now() - first.time);
     await sleep(5);
   }
   throw new Error(`no poll within ${Math.round(timeoutMs / 1000)} s`);
@@ -154,6 +159,7 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     let polls = pollsIn(sim.requests.entries().filter(isExporterRequest));
     sim.requests.clear();
     const rounds: CycleRound[] = [];
+    const encodings = new Set<string>();
     let boundary: CpuReading | undefined;
     let boundaryAt = 0;
     for (let i = 0; i <= options.warmup + options.rounds; i++) {
@@ -181,13 +187,18 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
       await sleep(started + 0.85 * intervalMs - performance.now());
       const reading = readCpu(command.pid);
       const at = performance.now();
-      const roundPolls = pollsIn(sim.requests.entries().filter(isExporterRequest));
+      // The floor's work ran past the end of the round, into the next poll: the round is not counted.
+      const late = at > started + 0.95 * intervalMs;
+      const logged = sim.requests.entries().filter(isExporterRequest);
+      const roundPolls = pollsIn(logged);
+      for (const r of logged) if (/gzip|deflate|br|zstd/i.test(r.headers['accept-encoding'] ?? '')) encodings.add(r.headers['accept-encoding']!);
       polls += roundPolls;
       sim.requests.clear();
       if (boundary && i > options.warmup) {
         const cpu = cpuBetween(boundary, reading);
-        rounds.push({ cpuMs: cpu.ms, cpuSource: cpu.source, wallMs: at - boundaryAt, polls: roundPolls, ...(replay ? { replay } : {}), ...(gzip ? { gzip } : {}), ...(scrapeBytes !== undefined ? { scrapeBytes } : {}) });
-        if (roundPolls !== 1) console.log(`  ${s.id}: a round of ${roundPolls} polls, not counted`);
+        rounds.push({ cpuMs: cpu.ms, cpuSource: cpu.source, wallMs: at - boundaryAt, polls: late ? -1 : roundPolls, ...(replay ? { replay } : {}), ...(gzip ? { gzip } : {}), ...(scrapeBytes !== undefined ? { scrapeBytes } : {}) });
+        if (late) console.log(`  ${s.id}: a round ended ${Math.round(at - started - 0.85 * intervalMs)} ms late (the replay and gzip ran long), not counted`);
+        else if (roundPolls !== 1) console.log(`  ${s.id}: a round of ${roundPolls} polls, not counted`);
       }
       boundary = reading;
       boundaryAt = at;
@@ -214,6 +225,7 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
       peakRssMb,
       threads,
       polls,
+      compressedResponses: [...encodings],
       ...(options.profileDir ? { zlib: zlibTime(options.profileDir) } : {}),
     };
   } finally {

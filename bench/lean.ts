@@ -79,8 +79,9 @@ export async function runCyclePhase(o: CyclePhaseOptions): Promise<CyclePhase> {
     const z = compression.zlib!;
     console.log(
       `compression in polls nobody scraped: ${SMALL} every 5 s under --cpu-prof: ${f2(z.ms / compression.polls)} ms per poll ` +
-        `(${f1(z.ms)} ms sampled on node:zlib's compressing side over ${compression.polls} polls, ${z.profiles} thread profiles)`,
+        `(${f1(z.ms)} ms sampled in node:zlib over ${compression.polls} polls, ${z.profiles} thread profiles)`,
     );
+    if (compression.compressedResponses.length > 0) console.log(`  (that includes inflating upstream responses: the exporter asked for accept-encoding ${compression.compressedResponses.join(', ')})`);
   }
   return { gzipLevel: o.gzipLevel, scenarios, ...(idle ? { idle } : {}), ...(unscraped ? { unscraped } : {}), ...(compression ? { compression } : {}) };
 }
