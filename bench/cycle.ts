@@ -7,7 +7,7 @@
  * schedule. A round is one whole poll interval, from 0.85 of an interval after one poll started to
  * 0.85 after the next: that poll, one gzip scrape at half the interval (Prometheus scrapes at a
  * fixed offset into its interval), and the idle time between. Its CPU is the process's (every
- * thread, bench/command.ts). In the same round, in a process of its own (bench/replay-child.ts):
+ * thread, bench/command.ts). After each scrape, in a process of its own (bench/replay-child.ts):
  *  - replay: the poll's exact requests (the simulator's log: paths, `limit`, `select`, cursors)
  *    with undici + JSON.parse, nothing else;
  *  - gzip: the exposition text the scrape received, gzip'd once as a whole at the exporter's level.
@@ -36,22 +36,24 @@ export interface CycleScenario {
   readonly streams: number;
   readonly sessions: number;
   readonly intervalS: number;
+  /** Rounds at least (short intervals: their CPU is small against the idle's noise, and rounds are cheap). */
+  readonly minRounds: number;
 }
 
-const scenario = (shape: 'flat' | 'nested', streams: number, sessions: number, intervalS: number): CycleScenario => {
+const scenario = (shape: 'flat' | 'nested', streams: number, sessions: number, intervalS: number, minRounds = 0): CycleScenario => {
   const k = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
-  return { id: `${shape}-${k(streams)}${sessions > 0 ? `-${k(sessions)}` : ''}`, shape, streams, sessions, intervalS };
+  return { id: `${shape}-${k(streams)}${sessions > 0 ? `-${k(sessions)}` : ''}`, shape, streams, sessions, intervalS, minRounds };
 };
 
-/** The default run: the scenarios of the targets (about 6 minutes with idle and compression). */
+/** The default run: the scenarios of the targets (about 8.5 minutes with idle and compression on a loaded 2-core machine). */
 export const CYCLE_SCENARIOS: readonly CycleScenario[] = [
-  scenario('flat', 100, 0, 5),
-  scenario('nested', 100, 0, 5),
+  scenario('flat', 100, 0, 5, 9),
+  scenario('nested', 100, 0, 5, 9),
   scenario('flat', 1000, 0, 10),
   scenario('nested', 1000, 0, 10),
   scenario('flat', 10_000, 100_000, 8),
 ];
-/** --cycle-long adds these (about 3 minutes more). */
+/** --cycle-long adds these and flat-1k unscraped (about 5 minutes more). */
 export const CYCLE_LONG_SCENARIOS: readonly CycleScenario[] = [scenario('flat', 10_000, 0, 5), scenario('nested', 10_000, 0, 5), scenario('nested', 10_000, 100_000, 8)];
 
 /** A figure over rounds: median and range. */
@@ -69,6 +71,13 @@ export interface CycleRound {
   /** Exporter CPU over the round (every thread), ms, and where it was read (bench/command.ts). */
   readonly cpuMs: number;
   readonly cpuSource: 'schedstat' | 'stat';
+  /** Of it, the scrape: CPU from asking to the body's end, and how long that took. */
+  readonly scrapeMs: number;
+  readonly scrapeWallMs: number;
+  /** CPU per second from the scrape's end to the round's end (idle, the poll long over). */
+  readonly idleMsPerS: number;
+  /** How long the previous round's floor work went on into this round's poll (ms; it loads the same machine and simulator). */
+  readonly floorOverlapMs: number;
   readonly wallMs: number;
   /** Polls that started in the round (/config/stats requests): 1, or the round does not count (-1: it ended late). */
   readonly polls: number;
@@ -84,6 +93,10 @@ export interface CycleFigures {
   readonly warmup: number;
   readonly rounds: readonly CycleRound[];
   readonly cpuMs: Spread;
+  /** The poll alone: each round's CPU less its scrape and the median idle rate over the rest of the round. */
+  readonly pollMs: Spread;
+  readonly scrapeMs: Spread;
+  readonly idleMsPerS: Spread;
   readonly replayMs: Spread;
   readonly gzipMs: Spread;
   /** cycle / replay, each round's own. */
@@ -147,6 +160,14 @@ export interface CycleOptions {
   readonly profileDir?: string;
 }
 
+/** The floor of one round: its poll's requests replayed, then the served text gzip'd once. */
+async function floorOf(floor: Child, origin: string, records: readonly RequestRecord[], text: Buffer, file: string, level: number): Promise<{ replay: Replayed; gzip: Gzipped }> {
+  const replay = await floor.request<Replayed>({ type: 'replay', origin, paths: records.map(pathOf) });
+  writeFileSync(file, text);
+  const gzip = await floor.request<Gzipped>({ type: 'gzip', file, level });
+  return { replay, gzip };
+}
+
 /** Rounds of one scenario on a simulator of its own. */
 export async function runCycle(s: CycleScenario, options: CycleOptions): Promise<CycleFigures> {
   const sim = await startSimulator({ clock: 'real', churn: true, seed: 1, shape: s.shape, streams: s.streams, sessions: s.sessions, gpus: 2, dvrs: 3 });
@@ -162,42 +183,49 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     const encodings = new Set<string>();
     let boundary: CpuReading | undefined;
     let boundaryAt = 0;
-    for (let i = 0; i <= options.warmup + options.rounds; i++) {
+    let floorEnded = 0;
+    const measured = Math.max(options.rounds, s.minRounds);
+    for (let i = 0; i <= options.warmup + measured; i++) {
       const started = await waitForPoll(sim, 2 * intervalMs + 30_000);
+      const overlapMs = Math.max(0, floorEnded - started);
       await sleep(started + intervalMs / 2 - performance.now());
       let text: Buffer | undefined;
       let scrapeBytes: number | undefined;
+      const beforeScrape = { cpu: readCpu(command.pid), at: performance.now() };
+      let afterScrape = beforeScrape;
       if (options.scrape) {
         const r = await request(`${command.url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
         const body = Buffer.from(await r.body.arrayBuffer());
+        afterScrape = { cpu: readCpu(command.pid), at: performance.now() };
         if (r.statusCode !== 200) throw new Error(`scrape: HTTP ${r.statusCode}`);
         scrapeBytes = body.length;
         text = r.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
       }
-      const records = sim.requests.entries().filter(isExporterRequest);
-      let replay: Replayed | undefined;
-      let gzip: Gzipped | undefined;
-      if (options.scrape && text) {
-        // The floor of every round, counted or not: both sides warm up alike.
-        replay = await floor.request<Replayed>({ type: 'replay', origin: sim.url, paths: records.map(pathOf) });
-        const file = join(dir, 'exposition.txt');
-        writeFileSync(file, text);
-        gzip = await floor.request<Gzipped>({ type: 'gzip', file, level: options.gzipLevel });
-      }
+      // The floor of every round, counted or not (both sides warm up alike), while the exporter
+      // idles: the poll's requests as logged so far (the round's end checks that none came after).
+      const replayed = sim.requests.entries().filter(isExporterRequest);
+      const floorWork = text ? floorOf(floor, sim.url, replayed, text, join(dir, 'exposition.txt'), options.gzipLevel) : Promise.resolve(undefined);
       await sleep(started + 0.85 * intervalMs - performance.now());
       const reading = readCpu(command.pid);
       const at = performance.now();
-      // The floor's work ran past the end of the round, into the next poll: the round is not counted.
+      // Read late (the previous floor's work ran into this round): the round is not counted.
       const late = at > started + 0.95 * intervalMs;
       const logged = sim.requests.entries().filter(isExporterRequest);
       const roundPolls = pollsIn(logged);
       for (const r of logged) if (/gzip|deflate|br|zstd/i.test(r.headers['accept-encoding'] ?? '')) encodings.add(r.headers['accept-encoding']!);
       polls += roundPolls;
       sim.requests.clear();
+      const { replay, gzip } = (await floorWork) ?? {};
+      floorEnded = performance.now();
+      const incomplete = text !== undefined && logged.length !== replayed.length;
       if (boundary && i > options.warmup) {
         const cpu = cpuBetween(boundary, reading);
-        rounds.push({ cpuMs: cpu.ms, cpuSource: cpu.source, wallMs: at - boundaryAt, polls: late ? -1 : roundPolls, ...(replay ? { replay } : {}), ...(gzip ? { gzip } : {}), ...(scrapeBytes !== undefined ? { scrapeBytes } : {}) });
-        if (late) console.log(`  ${s.id}: a round ended ${Math.round(at - started - 0.85 * intervalMs)} ms late (the replay and gzip ran long), not counted`);
+        // The scrape, and the rate from its end to the round's end (idle: the poll long over).
+        const idleRate = cpuBetween(afterScrape.cpu, reading).ms / (at - afterScrape.at);
+        const scrapeMs = cpuBetween(beforeScrape.cpu, afterScrape.cpu).ms;
+        rounds.push({ cpuMs: cpu.ms, cpuSource: cpu.source, scrapeMs, scrapeWallMs: afterScrape.at - beforeScrape.at, idleMsPerS: idleRate * 1000, floorOverlapMs: overlapMs, wallMs: at - boundaryAt, polls: late || incomplete ? -1 : roundPolls, ...(replay ? { replay } : {}), ...(gzip ? { gzip } : {}), ...(scrapeBytes !== undefined ? { scrapeBytes } : {}) });
+        if (late) console.log(`  ${s.id}: a round ended ${Math.round(at - started - 0.85 * intervalMs)} ms late (the floor's work before it ran long), not counted`);
+        else if (incomplete) console.log(`  ${s.id}: the poll went on past the scrape (${logged.length - replayed.length} requests after it), the round not counted`);
         else if (roundPolls !== 1) console.log(`  ${s.id}: a round of ${roundPolls} polls, not counted`);
       }
       boundary = reading;
@@ -207,6 +235,10 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     const threads = command.threads();
     await command.stop();
     const counted = rounds.filter((r) => r.polls === 1);
+    // The poll alone: a round's CPU less its scrape and the idle rate (the median of the rounds',
+    // which a garbage collection in one round's idle part does not move) over the rest of it.
+    const idleRate = median(counted.map((r) => r.idleMsPerS)) / 1000;
+    const pollMs = counted.map((r) => r.cpuMs - r.scrapeMs - idleRate * (r.wallMs - r.scrapeWallMs));
     const ratios = (withGzip: boolean) => counted.filter((r) => r.replay && r.gzip).map((r) => r.cpuMs / (r.replay!.cpuMs + (withGzip ? r.gzip!.cpuMs : 0)));
     const last = counted.findLast((r) => r.gzip);
     return {
@@ -215,6 +247,9 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
       warmup: options.warmup,
       rounds,
       cpuMs: spread(counted.map((r) => r.cpuMs)),
+      pollMs: spread(pollMs),
+      scrapeMs: spread(counted.map((r) => r.scrapeMs)),
+      idleMsPerS: spread(counted.map((r) => r.idleMsPerS)),
       replayMs: spread(counted.flatMap((r) => (r.replay ? [r.replay.cpuMs] : []))),
       gzipMs: spread(counted.flatMap((r) => (r.gzip ? [r.gzip.cpuMs] : []))),
       ratio: spread(ratios(false)),
