@@ -29,6 +29,12 @@
  * 10-13 minutes a 10k / 100k scenario).
  * Events (bench/events.ts): counting per CPU-second and against JSON.parse, scrape p99 with 10,000
  * events/s; in a full run, or alone with --only=events.
+ *  5. Cycle (bench/cycle.ts, bench/lean.ts): the command polling one server on a real clock, one gzip
+ *     scrape per interval, against the replay of each poll's requests and gzip of its exposition;
+ *     idle CPU; compression in polls nobody scraped; then the table of the "lean" targets (with the
+ *     fleet's figures when it ran). --only=cycle runs just this phase (skipped with any other
+ *     --only), --no-cycle skips it, --cycle=flat-1k,idle,... runs those of it, --cycle-long adds the
+ *     long scenarios, --cycle-rounds=N (default 5), --cycle-warmup=N (default 2), --gzip-level=N.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -57,6 +63,8 @@ import { instructionsUnavailable, measureInstructions, type InstructionFigures }
 import { runSteady, type SteadyFigures } from './steady.js';
 import { runEvents, type EventsFigures } from './events.js';
 import { measureDeadlines, measureWholePoll, printThreads, runFleet, type DeadlineFigures, type FleetFigures, type WholePollFigures } from './threads.js';
+import { exporterGzipLevel } from './cycle.js';
+import { cycleScenarioIds, leanRows, printLean, runCyclePhase } from './lean.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The repository root (this file runs from dist-bench/bench/). */
@@ -140,6 +148,14 @@ const INSTRUCTIONS_ROUNDS = 5;
 const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : !args.has('only') && !QUICK ? 120 : 0;
 if (!(STEADY_SECONDS >= 0) || !Number.isFinite(STEADY_SECONDS)) throw new Error(`--steady=${args.get('steady')}: give the seconds to run, a positive number`);
 
+
+/** The cycle phase: in a full run, with --only=cycle, or with --cycle=<ids>; never with --no-cycle. */
+const CYCLE = !args.has('no-cycle') && (!args.has('only') || args.get('only')!.split(',').includes('cycle') || args.has('cycle'));
+const CYCLE_ROUNDS = Number(args.get('cycle-rounds') ?? (QUICK ? 3 : 5));
+const CYCLE_WARMUP = Number(args.get('cycle-warmup') ?? (QUICK ? 1 : 2));
+if (!Number.isInteger(CYCLE_ROUNDS) || CYCLE_ROUNDS < 1 || !Number.isInteger(CYCLE_WARMUP) || CYCLE_WARMUP < 0) {
+  throw new Error(`--cycle-rounds=${args.get('cycle-rounds')} --cycle-warmup=${args.get('cycle-warmup')}: give whole numbers (rounds >= 1)`);
+}
 
 /** What each collector asks for: the baseline fetches exactly this. */
 function requestOf(collector: CollectorUnderTest): { path: string; select?: readonly string[] } {
@@ -475,9 +491,11 @@ async function main(): Promise<void> {
   const only = args.get('only')?.split(',');
   const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
   // `--only=steady --steady` or `--only=fleet --fleet` run just that phase.
-  if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET) || o === 'events')) {
-    throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and events; steady, fleet with --steady, --fleet)`);
+  if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET) || o === 'events' || (o === 'cycle' && CYCLE))) {
+    throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and events, cycle; steady, fleet with --steady, --fleet)`);
   }
+  const cycleOnly = args.get('cycle') === undefined || args.get('cycle') === 'true' ? undefined : args.get('cycle')!.split(',');
+  if (cycleOnly?.some((id) => !cycleScenarioIds().includes(id))) throw new Error(`--cycle=${cycleOnly.join(',')}: known are ${cycleScenarioIds().join(', ')}`);
   const unavailable = INSTRUCTIONS ? instructionsUnavailable() : undefined;
   if (unavailable) throw new Error(`--instructions: ${unavailable}`);
   const startedAt = new Date();
@@ -516,6 +534,9 @@ async function main(): Promise<void> {
   const runEventsPhase = only === undefined || only.includes('events');
   if (runEventsPhase) console.log('\n=== events: the event sink receiver ===');
   const events: EventsFigures | undefined = runEventsPhase ? await runEvents() : undefined;
+  const cycle = CYCLE
+    ? await runCyclePhase({ ...(cycleOnly ? { only: cycleOnly } : {}), long: args.has('cycle-long'), rounds: CYCLE_ROUNDS, warmup: CYCLE_WARMUP, gzipLevel: exporterGzipLevel(ROOT, args.get('gzip-level')), quick: QUICK })
+    : undefined;
   const targetChecks = [...checks(results, fleet, steady), ...(events ? eventChecks(events) : [])];
   console.log('\n=== targets ===');
   console.log(
@@ -529,11 +550,13 @@ async function main(): Promise<void> {
     console.log('\n=== the whole-poll ratio read more strictly (not targets; the target is CPU against fetch()) ===');
     console.log(table([['reading', 'scenario', 'value'], ...stricter.map((r) => [r.reading, r.scenario, f2(r.value)])]));
   }
+  const lean = CYCLE || fleet ? leanRows(cycle, fleet) : undefined;
+  if (lean) printLean(lean);
   mkdirSync(RESULTS, { recursive: true });
   const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, exporterNodeFlags: nodeFlags, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, events, targets: targetChecks, readings: stricter }, null, 1)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, exporterNodeFlags: nodeFlags, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, events, cycle, lean, targets: targetChecks, readings: stricter }, null, 1)}\n`,
   );
   console.log(`\nfigures written to ${file}`);
 }

@@ -65,7 +65,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-interface Memory {
+export interface Memory {
   readonly rssMb: number;
   /** VmHWM: the most RSS the process has had. */
   readonly highWaterMb: number;
@@ -74,7 +74,7 @@ interface Memory {
 }
 
 /** The process's resident memory and its parts, from /proc/<pid>/status. */
-function memory(pid: number): Memory {
+export function memory(pid: number): Memory {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = (field: RegExp) => Number(field.exec(status)?.[1] ?? 0) / 1024;
   return { rssMb: mb(/^VmRSS:\s+(\d+) kB/m), highWaterMb: mb(/^VmHWM:\s+(\d+) kB/m), anonMb: mb(/^RssAnon:\s+(\d+) kB/m), fileMb: mb(/^RssFile:\s+(\d+) kB/m) + mb(/^RssShmem:\s+(\d+) kB/m) };

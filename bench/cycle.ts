@@ -1,0 +1,331 @@
+/**
+ * The cycle phase of `npm run bench`: what a user pays for the exporter, against the physical
+ * floor of the same work, in one run.
+ *
+ * The real command (bench/command.ts: `node dist/main.js --config`, default settings but the one
+ * server and its `poll_interval`) polls one simulated server (real clock, churn) on its own
+ * schedule. A round is one whole poll interval, from 0.85 of an interval after one poll started to
+ * 0.85 after the next: that poll, one gzip scrape at half the interval (Prometheus scrapes at a
+ * fixed offset into its interval), and the idle time between. Its CPU is the process's (every
+ * thread, bench/command.ts). After each scrape, in a process of its own (bench/replay-child.ts):
+ *  - replay: the poll's exact requests (the simulator's log: paths, `limit`, `select`, cursors)
+ *    with undici + JSON.parse, nothing else;
+ *  - gzip: the exposition text the scrape received, gzip'd once as a whole at the exporter's level.
+ * cycle / replay and cycle / (replay + gzip) are each round's own ratios; every figure is the
+ * median of the rounds with their range, after warm-up rounds that are not counted.
+ *
+ * Also: idle (one server polled every 60 s, nobody scraping: CPU per second in windows between
+ * polls) and polls nobody scraped: the same command unscraped (CPU per interval, to read beside the
+ * scraped one), and under --cpu-prof (sampled time in node:zlib per poll).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { request } from 'undici';
+import { startSimulator, type RequestRecord, type RunningSimulator } from '@flussonic-exporter/simulator';
+import { isExporterRequest, median } from './common.js';
+import { Child } from './child.js';
+import { cpuBetween, readCpu, startCommand, type CpuReading, type RunningCommand } from './command.js';
+import type { Gzipped, Replayed } from './replay-child.js';
+import { zlibTime, type ZlibTime } from './zlib-profile.js';
+
+export interface CycleScenario {
+  readonly id: string;
+  readonly shape: 'flat' | 'nested';
+  readonly streams: number;
+  readonly sessions: number;
+  readonly intervalS: number;
+  /** Rounds at least (short intervals: their CPU is small against the idle's noise, and rounds are cheap). */
+  readonly minRounds: number;
+}
+
+const scenario = (shape: 'flat' | 'nested', streams: number, sessions: number, intervalS: number, minRounds = 0): CycleScenario => {
+  const k = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
+  return { id: `${shape}-${k(streams)}${sessions > 0 ? `-${k(sessions)}` : ''}`, shape, streams, sessions, intervalS, minRounds };
+};
+
+/** The default run: the scenarios of the targets (about 8.5 minutes with idle and compression on a loaded 2-core machine). */
+export const CYCLE_SCENARIOS: readonly CycleScenario[] = [
+  scenario('flat', 100, 0, 5, 9),
+  scenario('nested', 100, 0, 5, 9),
+  scenario('flat', 1000, 0, 10),
+  scenario('nested', 1000, 0, 10),
+  scenario('flat', 10_000, 100_000, 8),
+];
+/** --cycle-long adds these and flat-1k unscraped (about 5 minutes more). */
+export const CYCLE_LONG_SCENARIOS: readonly CycleScenario[] = [scenario('flat', 10_000, 0, 5), scenario('nested', 10_000, 0, 5), scenario('nested', 10_000, 100_000, 8)];
+
+/** A figure over rounds: median and range. */
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+export function spread(values: readonly number[]): Spread {
+  return values.length === 0 ? { median: Number.NaN, min: Number.NaN, max: Number.NaN } : { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+export interface CycleRound {
+  /** Exporter CPU over the round (every thread), ms, and where it was read (bench/command.ts). */
+  readonly cpuMs: number;
+  readonly cpuSource: 'schedstat' | 'stat';
+  /** Of it, the scrape: CPU from asking to the body's end, and how long that took. */
+  readonly scrapeMs: number;
+  readonly scrapeWallMs: number;
+  /** CPU per second from the scrape's end to the round's end (idle, the poll long over). */
+  readonly idleMsPerS: number;
+  /** How long the previous round's floor work went on into this round's poll (ms; it loads the same machine and simulator). */
+  readonly floorOverlapMs: number;
+  readonly wallMs: number;
+  /** Polls that started in the round (/config/stats requests): 1, or the round does not count (-1: it ended late). */
+  readonly polls: number;
+  readonly replay?: Replayed;
+  readonly gzip?: Gzipped;
+  /** Bytes of the gzip scrape's body. */
+  readonly scrapeBytes?: number;
+}
+
+export interface CycleFigures {
+  readonly scenario: CycleScenario;
+  readonly scraped: boolean;
+  readonly warmup: number;
+  readonly rounds: readonly CycleRound[];
+  readonly cpuMs: Spread;
+  /** The poll alone: each round's CPU less its scrape and the median idle rate over the rest of the round. */
+  readonly pollMs: Spread;
+  readonly scrapeMs: Spread;
+  readonly idleMsPerS: Spread;
+  readonly replayMs: Spread;
+  readonly gzipMs: Spread;
+  /** cycle / replay, each round's own. */
+  readonly ratio: Spread;
+  /** cycle / (replay + gzip), each round's own. */
+  readonly floorRatio: Spread;
+  readonly requests: number;
+  readonly textBytes: number;
+  readonly gzipBytes: number;
+  readonly peakRssMb: number;
+  readonly threads: number;
+  /** Polls over the process's life (the first, before ready, included). */
+  readonly polls: number;
+  /** With --cpu-prof (the unscraped run): sampled time in node:zlib. */
+  readonly zlib?: ZlibTime;
+  /** accept-encoding values of the exporter's requests that ask for compressed responses (then zlib time includes inflating them). */
+  readonly compressedResponses: readonly string[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** The exporter's gzip level: GZIP_LEVEL in src/render/gzip-stream.ts (read, as it is not exported), or --gzip-level=N. */
+export function exporterGzipLevel(root: string, flag: string | undefined): number {
+  if (flag !== undefined) return Number(flag);
+  const file = join(root, 'src', 'render', 'gzip-stream.ts');
+  const level = /^(?:export )?const (?:GZIP_)?LEVEL\s*=\s*(\d)\b/m.exec(readFileSync(file, 'utf8'))?.[1];
+  if (level === undefined) throw new Error(`${file}: no \`const LEVEL = N\`; give the exporter's gzip level with --gzip-level=N`);
+  return Number(level);
+}
+
+/** Polls among a round's requests: one /config/stats each. */
+const pollsIn = (records: readonly RequestRecord[]) => records.filter((r) => r.apiPath === '/config/stats').length;
+
+/** The path and query of a logged request, as it is sent again (commas of `select` kept). */
+export function pathOf(r: RequestRecord): string {
+  const query = new URLSearchParams(r.query).toString().replace(/%2C/g, ',');
+  return query === '' ? r.path : `${r.path}?${query}`;
+}
+
+/** When the exporter's next poll started (its first request's arrival, on this process's performance.now() clock). */
+async function waitForPoll(sim: RunningSimulator, timeoutMs: number): Promise<number> {
+  const until = performance.now() + timeoutMs;
+  while (performance.now() < until) {
+    const first = sim.requests.entries().find(isExporterRequest);
+    // A real clock's simulated time is the wall clock's.
+    if (first) return performance.now() - Math.max(0, sim.now() - first.time);
+    await sleep(5);
+  }
+  throw new Error(`no poll within ${Math.round(timeoutMs / 1000)} s`);
+}
+
+export interface CycleOptions {
+  readonly rounds: number;
+  readonly warmup: number;
+  readonly gzipLevel: number;
+  /** One gzip scrape per round (false: nobody scrapes, and no replay is made). */
+  readonly scrape: boolean;
+  /** Node flags of the command beside BENCH_EXPORTER_FLAGS (--cpu-prof...). */
+  readonly nodeFlags?: readonly string[];
+  /** Where --cpu-prof writes: read for compression time once the command exited. */
+  readonly profileDir?: string;
+}
+
+/** The floor of one round: its poll's requests replayed, then the served text gzip'd once. */
+async function floorOf(floor: Child, origin: string, records: readonly RequestRecord[], text: Buffer, file: string, level: number): Promise<{ replay: Replayed; gzip: Gzipped }> {
+  const replay = await floor.request<Replayed>({ type: 'replay', origin, paths: records.map(pathOf) });
+  writeFileSync(file, text);
+  const gzip = await floor.request<Gzipped>({ type: 'gzip', file, level });
+  return { replay, gzip };
+}
+
+/** Rounds of one scenario on a simulator of its own. */
+export async function runCycle(s: CycleScenario, options: CycleOptions): Promise<CycleFigures> {
+  const sim = await startSimulator({ clock: 'real', churn: true, seed: 1, shape: s.shape, streams: s.streams, sessions: s.sessions, gpus: 2, dvrs: 3 });
+  const floor = await Child.start('replay-child.js');
+  const dir = mkdtempSync(join(tmpdir(), 'flussonic-exporter-cycle-text-'));
+  let command: RunningCommand | undefined;
+  try {
+    command = await startCommand(sim.url, s.intervalS, options.nodeFlags);
+    const intervalMs = s.intervalS * 1000;
+    let polls = pollsIn(sim.requests.entries().filter(isExporterRequest));
+    sim.requests.clear();
+    const rounds: CycleRound[] = [];
+    const encodings = new Set<string>();
+    let boundary: CpuReading | undefined;
+    let boundaryAt = 0;
+    let floorEnded = 0;
+    const measured = Math.max(options.rounds, s.minRounds);
+    for (let i = 0; i <= options.warmup + measured; i++) {
+      const started = await waitForPoll(sim, 2 * intervalMs + 30_000);
+      const overlapMs = Math.max(0, floorEnded - started);
+      await sleep(started + intervalMs / 2 - performance.now());
+      let text: Buffer | undefined;
+      let scrapeBytes: number | undefined;
+      const beforeScrape = { cpu: readCpu(command.pid), at: performance.now() };
+      let afterScrape = beforeScrape;
+      if (options.scrape) {
+        const r = await request(`${command.url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
+        const body = Buffer.from(await r.body.arrayBuffer());
+        afterScrape = { cpu: readCpu(command.pid), at: performance.now() };
+        if (r.statusCode !== 200) throw new Error(`scrape: HTTP ${r.statusCode}`);
+        scrapeBytes = body.length;
+        text = r.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
+      }
+      // The floor of every round, counted or not (both sides warm up alike), while the exporter
+      // idles: the poll's requests as logged so far (the round's end checks that none came after).
+      const replayed = sim.requests.entries().filter(isExporterRequest);
+      const floorWork = text ? floorOf(floor, sim.url, replayed, text, join(dir, 'exposition.txt'), options.gzipLevel) : Promise.resolve(undefined);
+      await sleep(started + 0.85 * intervalMs - performance.now());
+      const reading = readCpu(command.pid);
+      const at = performance.now();
+      // Read late (the previous floor's work ran into this round): the round is not counted.
+      const late = at > started + 0.95 * intervalMs;
+      const logged = sim.requests.entries().filter(isExporterRequest);
+      const roundPolls = pollsIn(logged);
+      for (const r of logged) if (/gzip|deflate|br|zstd/i.test(r.headers['accept-encoding'] ?? '')) encodings.add(r.headers['accept-encoding']!);
+      polls += roundPolls;
+      sim.requests.clear();
+      const { replay, gzip } = (await floorWork) ?? {};
+      floorEnded = performance.now();
+      const incomplete = text !== undefined && logged.length !== replayed.length;
+      if (boundary && i > options.warmup) {
+        const cpu = cpuBetween(boundary, reading);
+        // The scrape, and the rate from its end to the round's end (idle: the poll long over).
+        const idleRate = cpuBetween(afterScrape.cpu, reading).ms / (at - afterScrape.at);
+        const scrapeMs = cpuBetween(beforeScrape.cpu, afterScrape.cpu).ms;
+        rounds.push({ cpuMs: cpu.ms, cpuSource: cpu.source, scrapeMs, scrapeWallMs: afterScrape.at - beforeScrape.at, idleMsPerS: idleRate * 1000, floorOverlapMs: overlapMs, wallMs: at - boundaryAt, polls: late || incomplete ? -1 : roundPolls, ...(replay ? { replay } : {}), ...(gzip ? { gzip } : {}), ...(scrapeBytes !== undefined ? { scrapeBytes } : {}) });
+        if (late) console.log(`  ${s.id}: a round ended ${Math.round(at - started - 0.85 * intervalMs)} ms late (the floor's work before it ran long), not counted`);
+        else if (incomplete) console.log(`  ${s.id}: the poll went on past the scrape (${logged.length - replayed.length} requests after it), the round not counted`);
+        else if (roundPolls !== 1) console.log(`  ${s.id}: a round of ${roundPolls} polls, not counted`);
+      }
+      boundary = reading;
+      boundaryAt = at;
+    }
+    const peakRssMb = command.peakRssMb();
+    const threads = command.threads();
+    await command.stop();
+    const counted = rounds.filter((r) => r.polls === 1);
+    // The poll alone: a round's CPU less its scrape and the idle rate (the median of the rounds',
+    // which a garbage collection in one round's idle part does not move) over the rest of it.
+    const idleRate = median(counted.map((r) => r.idleMsPerS)) / 1000;
+    const pollMs = counted.map((r) => r.cpuMs - r.scrapeMs - idleRate * (r.wallMs - r.scrapeWallMs));
+    const ratios = (withGzip: boolean) => counted.filter((r) => r.replay && r.gzip).map((r) => r.cpuMs / (r.replay!.cpuMs + (withGzip ? r.gzip!.cpuMs : 0)));
+    const last = counted.findLast((r) => r.gzip);
+    return {
+      scenario: s,
+      scraped: options.scrape,
+      warmup: options.warmup,
+      rounds,
+      cpuMs: spread(counted.map((r) => r.cpuMs)),
+      pollMs: spread(pollMs),
+      scrapeMs: spread(counted.map((r) => r.scrapeMs)),
+      idleMsPerS: spread(counted.map((r) => r.idleMsPerS)),
+      replayMs: spread(counted.flatMap((r) => (r.replay ? [r.replay.cpuMs] : []))),
+      gzipMs: spread(counted.flatMap((r) => (r.gzip ? [r.gzip.cpuMs] : []))),
+      ratio: spread(ratios(false)),
+      floorRatio: spread(ratios(true)),
+      requests: median(counted.flatMap((r) => (r.replay ? [r.replay.requests] : []))),
+      textBytes: last?.gzip?.textBytes ?? Number.NaN,
+      gzipBytes: last?.scrapeBytes ?? Number.NaN,
+      peakRssMb,
+      threads,
+      polls,
+      compressedResponses: [...encodings],
+      ...(options.profileDir ? { zlib: zlibTime(options.profileDir) } : {}),
+    };
+  } finally {
+    await command?.stop();
+    await floor.stop();
+    rmSync(dir, { recursive: true, force: true });
+    await sim.close();
+  }
+}
+
+export interface IdleFigures {
+  readonly intervalS: number;
+  readonly windowS: number;
+  /** CPU ms per second in each window between polls. */
+  readonly windows: readonly number[];
+  readonly msPerSecond: Spread;
+  /** Windows left out: a poll fell in them or just before. */
+  readonly skipped: number;
+  readonly threads: number;
+}
+
+/**
+ * One 1,000-stream server polled every 60 s, nobody scraping: after the first poll, windows of
+ * `windowS` seconds; a window a poll fell in, and the next one (the poll's garbage), are left out.
+ */
+export async function runIdle(windows: number, windowS: number): Promise<IdleFigures> {
+  const intervalS = 60;
+  const sim = await startSimulator({ clock: 'real', churn: true, seed: 1, shape: 'flat', streams: 1000, sessions: 0, gpus: 2, dvrs: 3 });
+  let command: RunningCommand | undefined;
+  try {
+    command = await startCommand(sim.url, intervalS);
+    await sleep(2000);
+    sim.requests.clear();
+    const rates: number[] = [];
+    let skipped = 0;
+    let settle = false;
+    for (let tries = 0; rates.length < windows && tries < windows + 6; tries++) {
+      const before = readCpu(command.pid);
+      const t0 = performance.now();
+      await sleep(windowS * 1000);
+      const after = readCpu(command.pid);
+      const seconds = (performance.now() - t0) / 1000;
+      const polled = sim.requests.entries().some(isExporterRequest);
+      sim.requests.clear();
+      if (polled || settle) {
+        skipped++;
+        settle = polled;
+        continue;
+      }
+      rates.push(cpuBetween(before, after).ms / seconds);
+    }
+    return { intervalS, windowS, windows: rates, msPerSecond: spread(rates), skipped, threads: command.threads() };
+  } finally {
+    await command?.stop();
+    await sim.close();
+  }
+}
+
+/** A scenario nobody scrapes; with `profile`, under --cpu-prof (profiles in a directory of its own) for the compression time. */
+export async function runUnscraped(s: CycleScenario, rounds: number, warmup: number, gzipLevel: number, profile: boolean): Promise<CycleFigures> {
+  if (!profile) return runCycle(s, { rounds, warmup, gzipLevel, scrape: false });
+  const profileDir = mkdtempSync(join(tmpdir(), 'flussonic-exporter-cycle-prof-'));
+  try {
+    return await runCycle(s, { rounds, warmup, gzipLevel, scrape: false, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`], profileDir });
+  } finally {
+    rmSync(profileDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The cycle phase's readings (bench/cycle.ts, bench/zlib-profile.ts) against real partners: the
+ * simulator's request log replayed as logged, and V8 CPU profiles of real node processes.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
+import { pathOf } from '../../bench/cycle.js';
+import { zlibTime } from '../../bench/zlib-profile.js';
+
+describe('replaying a poll from the request log', () => {
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ clock: 'manual', streams: 30, sessions: 0 });
+  });
+  afterAll(() => sim.close());
+
+  it('sends a logged request again with the same path, limit, select and cursor', async () => {
+    const api = `${sim.url}/streamer/api/v3/streams`;
+    const first = (await (await fetch(`${api}?limit=7&select=name,stats.alive`)).json()) as { next: string };
+    await (await fetch(`${api}?limit=7&select=name,stats.alive&cursor=${encodeURIComponent(first.next)}`)).arrayBuffer();
+    const logged = sim.requests.last()!;
+    expect(logged.query.cursor).toBe(first.next);
+    sim.requests.clear();
+    const again = await fetch(`${sim.url}${pathOf(logged)}`);
+    expect(again.status).toBe(200);
+    const replayed = sim.requests.last()!;
+    expect(replayed.path).toBe(logged.path);
+    expect(replayed.query).toEqual(logged.query);
+  });
+});
+
+describe('compression time read from CPU profiles', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  /** A node process that runs `code` under --cpu-prof; the directory of its profile. */
+  function profiled(code: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-zlib-profile-'));
+    dirs.push(dir);
+    const run = spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--input-type=module', '-e', code], { encoding: 'utf8', timeout: 15_000 });
+    expect(run.status, run.stderr).toBe(0);
+    return dir;
+  }
+
+  const TEXT = "const text = Buffer.from('flussonic_stream_alive{server=\"edge-1\",stream=\"s\"} 1\\n'.repeat(40000));";
+
+  it('counts time spent deflating', () => {
+    const dir = profiled(`import { deflateRawSync, gzipSync } from 'node:zlib'; ${TEXT} for (let i = 0; i < 60; i++) { deflateRawSync(text, { level: 6 }); gzipSync(text, { level: 1 }); }`);
+    const time = zlibTime(dir);
+    expect(time.profiles).toBe(1);
+    expect(time.ms).toBeGreaterThan(0);
+  });
+
+  it('leaves out loading node:zlib and time outside it', () => {
+    const dir = profiled(`import { constants } from 'node:zlib'; let n = constants.Z_SYNC_FLUSH; for (let i = 0; i < 5e7; i++) n ^= i; console.log(n);`);
+    const time = zlibTime(dir);
+    expect(time.sampledMs).toBeGreaterThan(0);
+    expect(time.ms).toBe(0);
+  });
+});
