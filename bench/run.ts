@@ -535,7 +535,7 @@ async function main(): Promise<void> {
   if (runEventsPhase) console.log('\n=== events: the event sink receiver ===');
   const events: EventsFigures | undefined = runEventsPhase ? await runEvents() : undefined;
   const cycle = CYCLE
-    ? await runCyclePhase({ ...(cycleOnly ? { only: cycleOnly } : {}), long: args.has('cycle-long'), rounds: CYCLE_ROUNDS, warmup: CYCLE_WARMUP, gzipLevel: exporterGzipLevel(ROOT, args.get('gzip-level')), quick: QUICK })
+    ? await runCyclePhase({ ...(cycleOnly ? { only: cycleOnly } : {}), long: args.has('cycle-long'), rounds: CYCLE_ROUNDS, warmup: CYCLE_WARMUP, gzipLevel: exporterGzipLevel(args.get('gzip-level')), quick: QUICK })
     : undefined;
   const targetChecks = [...checks(results, fleet, steady), ...(events ? eventChecks(events) : [])];
   console.log('\n=== targets ===');
