@@ -1,0 +1,259 @@
+/**
+ * End to end: a real exporter on loopback polls the simulator (manual clock, polls 15 s apart by
+ * pollOnce), and the simulator's event sink posts to the exporter's POST /events/<server> with the
+ * server's secret as URL userinfo, as docs/events.md tells Flussonic to. What the polls miss (a
+ * source down for 4 s between two polls) is counted once; a replayed batch and a batch resent after
+ * a 500 are not counted again. The 500 comes from a loopback proxy between sink and exporter (a test
+ * partner standing for a network hop that fails once), never from a mock of the exporter.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
+import { createExporter, type Exporter } from '../../src/exporter.js';
+import type { EventsConfig } from '../../src/config/types.js';
+import { captureLogger, exporterConfig, serverConfig } from '../helpers/runtime.js';
+import { samples, value } from '../helpers/exposition.js';
+
+const SERVER = 'edge-1';
+const SECRET = 'e2e-sink-Pa55';
+const SINK = 'prometheus_exporter';
+const POLL_MS = 15_000;
+/** The simulator's resend_timeout when the sink sets none (docs/simulator.md). */
+const RESEND_MS = 10_000;
+const EVENTS: EventsConfig = {
+  enabled: true,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxEventsPerBatch: 10_000,
+  dedupWindow: 65_536,
+  register: false,
+  sinkName: SINK,
+  families: { push_blocked: false, stream_closed: false, play_per_stream: false },
+};
+
+interface World {
+  readonly sim: RunningSimulator;
+  readonly exporter: Exporter;
+  /** http://127.0.0.1:PORT of the exporter's listener. */
+  readonly base: string;
+}
+
+const opened: { world?: World; proxy?: FailOnceProxy } = {};
+
+afterEach(async () => {
+  const { world, proxy } = opened;
+  opened.world = undefined;
+  opened.proxy = undefined;
+  // The simulator first: its sink stops posting before the proxy and the exporter go.
+  await world?.sim.close();
+  await proxy?.close();
+  await world?.exporter.stop();
+  await world?.exporter.app.close();
+});
+
+async function start(): Promise<World> {
+  const sim = await startSimulator({ streams: 4, sessions: 0, clock: 'manual', churn: false, seed: 7, shape: 'flat', catenaHistory: false });
+  const config = exporterConfig([serverConfig(SERVER, sim.url, { eventsSecret: SECRET })], { events: EVENTS, workers: 1 });
+  const exporter = createExporter({ config, logger: captureLogger().logger, version: 'test' });
+  const base = await exporter.app.listen({ host: '127.0.0.1', port: 0 });
+  opened.world = { sim, exporter, base };
+  return opened.world;
+}
+
+/** The sink URL Flussonic is given: the secret as userinfo (sent as Basic auth), the server in the path. */
+function sinkUrl(base: string): string {
+  return `${base.replace('http://', `http://flussonic:${SECRET}@`)}/events/${SERVER}`;
+}
+
+/** Move the simulator's clock and wait (bounded: each POST times out after 10 s) for what its sink sent. */
+async function advance(sim: RunningSimulator, ms: number): Promise<void> {
+  sim.advance(ms);
+  await sim.sinks.settled();
+}
+
+async function metrics(base: string): Promise<string> {
+  const res = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+/** A counter's value, 0 when the series is absent (a counter not yet made). */
+const count = (text: string, name: string, labels: Record<string, string>) => value(text, name, labels) ?? 0;
+
+/** A stream the simulator reports alive, whose source can drop. */
+function aliveStream(sim: RunningSimulator): string {
+  const name = sim.world.streams.names().find((n) => (sim.world.streams.get(n)?.stats as { alive?: unknown } | undefined)?.alive === true);
+  expect(name).toBeDefined();
+  return name!;
+}
+
+/**
+ * Between the simulator's sink and the exporter: the first POST fails with 500, either without
+ * reaching the exporter ('refuse') or after the exporter answered (the answer lost, 'lose-answer');
+ * every later POST is forwarded and its answer relayed.
+ */
+class FailOnceProxy {
+  /** The status each POST got back, in order. */
+  readonly answers: number[] = [];
+  /** POSTs that reached the exporter, and what it answered. */
+  readonly forwarded: number[] = [];
+  private server: Server | undefined;
+  private port = 0;
+
+  constructor(
+    private readonly target: string,
+    private readonly mode: 'refuse' | 'lose-answer',
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      void this.handle(req).then(
+        (status) => {
+          this.answers.push(status);
+          res.statusCode = status;
+          res.end();
+        },
+        () => {
+          this.answers.push(502);
+          res.statusCode = 502;
+          res.end();
+        },
+      );
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    return this;
+  }
+
+  get base(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(req: IncomingMessage): Promise<number> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const first = this.answers.length === 0;
+    if (first && this.mode === 'refuse') return 500;
+    const headers: Record<string, string> = { 'content-type': req.headers['content-type'] ?? 'application/json' };
+    if (req.headers.authorization) headers.authorization = req.headers.authorization;
+    const res = await fetch(`${this.target}${req.url ?? '/'}`, { method: 'POST', headers, body: Buffer.concat(chunks), signal: AbortSignal.timeout(10_000) });
+    await res.arrayBuffer();
+    this.forwarded.push(res.status);
+    return first ? 500 : res.status;
+  }
+}
+
+describe('events from the simulator to a real exporter', () => {
+  it('counts a 4 s source drop between two 15 s polls exactly once, for that stream only, while both polls see it alive', async () => {
+    const { sim, exporter, base } = await start();
+    sim.sinks.put(SINK, { url: sinkUrl(base) });
+    const stream = aliveStream(sim);
+
+    await exporter.pollOnce(SERVER);
+    const first = await metrics(base);
+    const streams = samples(first, 'flussonic_stream_alive', { server: SERVER }).map((s) => s.labels.stream!);
+    expect(streams).toHaveLength(4);
+    expect(value(first, 'flussonic_stream_alive', { server: SERVER, stream })).toBe(1);
+    for (const s of streams) expect(value(first, 'flussonic_stream_source_lost_total', { server: SERVER, stream: s })).toBe(0);
+
+    await advance(sim, 5000);
+    sim.world.streams.dropSource(stream, 4000);
+    await advance(sim, 4000);
+    await advance(sim, POLL_MS - 9000);
+    await exporter.pollOnce(SERVER);
+    const second = await metrics(base);
+
+    expect(value(second, 'flussonic_stream_alive', { server: SERVER, stream })).toBe(1);
+    expect(value(second, 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(1);
+    for (const s of streams.filter((n) => n !== stream)) expect(value(second, 'flussonic_stream_source_lost_total', { server: SERVER, stream: s })).toBe(0);
+    expect(value(second, 'flussonic_events_total', { server: SERVER, event: 'source_closed' })).toBe(1);
+    expect(value(second, 'flussonic_events_total', { server: SERVER, event: 'source_opened' })).toBe(1);
+    // Every event the sink had confirmed was counted, and none twice.
+    const state = sim.sinks.state(SINK);
+    expect(state).toMatchObject({ queued: 0, failures: 0, lastStatus: 200 });
+    const counted = samples(second, 'flussonic_events_total', { server: SERVER }).reduce((sum, s) => sum + s.value, 0);
+    expect(counted).toBe(state.confirmedEvents);
+    expect(count(second, 'flussonic_exporter_event_batches_total', { server: SERVER, code: '200' })).toBe(state.confirmedBatches);
+  });
+
+  it('counts a replayed batch 0 more: the replay is delivered (200) and its events are duplicates', async () => {
+    const { sim, exporter, base } = await start();
+    sim.sinks.put(SINK, { url: sinkUrl(base) });
+    const stream = aliveStream(sim);
+    await exporter.pollOnce(SERVER);
+    const before = await metrics(base);
+    const stateBefore = sim.sinks.state(SINK);
+
+    sim.sinks.fault(SINK, { replayConfirmed: 1 });
+    sim.world.streams.dropSource(stream, 2000);
+    await advance(sim, 2000);
+    await advance(sim, 1000);
+    const after = await metrics(base);
+
+    const state = sim.sinks.state(SINK);
+    expect(state.replayedBatches).toBe(1);
+    expect(state.confirmedBatches - stateBefore.confirmedBatches).toBe(1);
+    const batchEvents = state.confirmedEvents - stateBefore.confirmedEvents;
+    expect(batchEvents).toBe(3); // source_closed, source_opened, source_started
+    // Both POSTs (the batch and its replay) were answered 200 ...
+    expect(count(after, 'flussonic_exporter_event_batches_total', { server: SERVER, code: '200' }) - count(before, 'flussonic_exporter_event_batches_total', { server: SERVER, code: '200' })).toBe(2);
+    // ... and the replay counted nothing: each event once, the replayed ones as duplicates.
+    expect(value(after, 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(1);
+    for (const event of ['source_closed', 'source_opened', 'source_started']) {
+      expect(count(after, 'flussonic_events_total', { server: SERVER, event }) - count(before, 'flussonic_events_total', { server: SERVER, event })).toBe(1);
+    }
+    expect(count(after, 'flussonic_exporter_events_duplicate_total', { server: SERVER }) - count(before, 'flussonic_exporter_events_duplicate_total', { server: SERVER })).toBe(batchEvents);
+  });
+
+  it('a batch refused with 500 is sent again and counted once', async () => {
+    const { sim, exporter, base } = await start();
+    const proxy = await new FailOnceProxy(base, 'refuse').start();
+    opened.proxy = proxy;
+    sim.sinks.put(SINK, { url: sinkUrl(proxy.base) });
+    const stream = aliveStream(sim);
+    await exporter.pollOnce(SERVER);
+
+    sim.world.streams.dropSource(stream, 2000);
+    await advance(sim, 2000);
+    expect(proxy.answers).toEqual([500]);
+    expect(value(await metrics(base), 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(0);
+
+    await advance(sim, RESEND_MS);
+    expect(proxy.answers).toEqual([500, 200]);
+    expect(sim.sinks.state(SINK)).toMatchObject({ failures: 1, resentBatches: 1, confirmedBatches: 1, queued: 0 });
+    const text = await metrics(base);
+    expect(value(text, 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(1);
+    expect(value(text, 'flussonic_events_total', { server: SERVER, event: 'source_closed' })).toBe(1);
+    expect(count(text, 'flussonic_exporter_event_batches_total', { server: SERVER, code: '200' })).toBe(1);
+    expect(count(text, 'flussonic_exporter_events_duplicate_total', { server: SERVER })).toBe(0);
+  });
+
+  it('a batch counted but answered 500 on the way back is sent again and not counted twice', async () => {
+    const { sim, exporter, base } = await start();
+    const proxy = await new FailOnceProxy(base, 'lose-answer').start();
+    opened.proxy = proxy;
+    sim.sinks.put(SINK, { url: sinkUrl(proxy.base) });
+    const stream = aliveStream(sim);
+    await exporter.pollOnce(SERVER);
+
+    sim.world.streams.dropSource(stream, 2000);
+    await advance(sim, 2000);
+    expect(proxy.answers).toEqual([500]);
+    expect(proxy.forwarded).toEqual([200]);
+    expect(value(await metrics(base), 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(1);
+
+    await advance(sim, RESEND_MS);
+    expect(proxy.answers).toEqual([500, 200]);
+    expect(proxy.forwarded).toEqual([200, 200]);
+    const state = sim.sinks.state(SINK);
+    expect(state).toMatchObject({ failures: 1, resentBatches: 1, confirmedBatches: 1, queued: 0 });
+    const text = await metrics(base);
+    expect(value(text, 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(1);
+    expect(value(text, 'flussonic_events_total', { server: SERVER, event: 'source_closed' })).toBe(1);
+    expect(count(text, 'flussonic_exporter_event_batches_total', { server: SERVER, code: '200' })).toBe(2);
+    expect(count(text, 'flussonic_exporter_events_duplicate_total', { server: SERVER })).toBe(state.confirmedEvents);
+  });
+});
