@@ -1,17 +1,18 @@
 /**
  * prom-client's event-loop delay gauges (`nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds`,
- * same names and help), measured only while the serving thread has work. prom-client samples the
- * delay every 10 ms for the life of the process, and each wake costs about 80 µs of CPU on this
- * kind of machine: 8 ms a second with nothing to do. Here the sampling runs every 20 ms from a
- * scrape or a poll result until `quietMs` after the last one: a stall the exporter causes happens
- * while it works, so it is still seen (one of 20 ms or more surely), and an idle process sleeps.
- * A scrape after a quiet spell reports the delays of the last busy spell; none measured yet reads 0.
+ * same names and help), measured only around scrapes. prom-client samples the delay every 10 ms for
+ * the life of the process, and each wake costs about 80 µs of CPU on this kind of machine: 8 ms a
+ * second with nothing to do, more than a 1,000-stream poll every 10 s costs in its worker. Here the
+ * sampling runs every 50 ms from a scrape until `quietMs` after the last one: what the gauges
+ * describe is the serving thread while it serves (a stall of 50 ms or more is always seen, a
+ * shorter one in proportion to its length), and between scrapes the process sleeps. A scrape after
+ * a quiet spell reports the delays of the last spell; none measured yet reads 0.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
 
-const RESOLUTION_MS = 20;
-/** Sampling stops this long after the last work. */
+const RESOLUTION_MS = 50;
+/** Sampling stops this long after the last scrape. */
 const QUIET_MS = 1000;
 
 const GAUGES = [
@@ -52,7 +53,7 @@ export class EventLoopDelay {
     });
   }
 
-  /** There is work: sample (again) until `quietMs` after the last call. */
+  /** A scrape: sample (again) until `quietMs` after the last call. */
   busy(): void {
     if (!this.sampling) {
       this.histogram.enable();

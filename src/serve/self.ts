@@ -102,7 +102,6 @@ export class SelfMetrics {
    * the main thread, so the counters go on from where they were when a worker is restarted.
    */
   addApiCounts(target: string, counts: ApiCounts): void {
-    this.eventLoop?.busy();
     const requests = this.counter('flussonic_exporter_api_requests_total');
     const errors = this.counter('flussonic_exporter_api_errors_total');
     const bytes = this.counter('flussonic_exporter_api_response_bytes_total');
