@@ -1,6 +1,18 @@
 /**
  * `npm run bench`: the exporter against the embedded simulator on loopback, never part of
- * `npm test`. For each scenario (stream and session counts, flat and nested stats shapes):
+ * `npm test`. By default (about 9 minutes) it runs what a user pays and the event receiver:
+ *
+ *  - Cycle (bench/cycle.ts, bench/lean.ts): the command polling one server on a real clock, one
+ *    gzip scrape per interval, against the replay of each poll's requests and gzip of its
+ *    exposition, at 100, 1,000 and 10,000 streams; idle CPU; compression in polls nobody scraped;
+ *    then the table of the "lean" targets (with the fleet's figures when it ran). --cycle=flat-1k,
+ *    idle,... runs those of it, --cycle-long adds the long scenarios, --cycle-rounds=N (default 5),
+ *    --cycle-warmup=N (default 2), --gzip-level=N, --no-cycle skips it, --only=cycle runs only it.
+ *  - Events (bench/events.ts): counting per CPU-second and against JSON.parse, scrape p99 with
+ *    10,000 events/s; --only=events runs only it.
+ *
+ * With --full (or --only=<scenario id>), for each scenario (stream and session counts, flat and
+ * nested stats shapes), and then a fleet and a steady run:
  *
  *  1. Per collector, in a child process: poll wall time, CPU time, bytes read and requests made,
  *     over a warm-up poll and `rounds` measured polls, the simulator's clock moving 15 s (with
@@ -16,25 +28,18 @@
  *     stalls, peak RSS), then exposition figures (last, as they take memory in that process), then
  *     the poll loops every 6 s under those scrapers in a new child (polls that missed their
  *     deadline; bench/threads.ts).
- *  4. A fleet: N servers of 1,000 streams / 5,000 sessions at two sizes (servers per core at 15 s,
- *     MB per additional server).
+ *  4. A fleet (--fleet, or --full): N servers of 1,000 streams / 5,000 sessions at two sizes
+ *     (servers per core at 15 s, MB per additional server); --fleet=20,100 sets the two sizes (10
+ *     and 40 by default), --no-fleet skips it.
+ *  5. Steady (--steady[=seconds], or --full: 120 s): bench/steady.ts.
  * The simulator runs in this process; the measured sides each run in their own, so CPU and RSS are
  * theirs. Prints a table and writes every figure to bench/results/<timestamp>.json.
- * Flags: --quick (small scenarios, a smoke run), --rounds=N (default 3), --only=<scenario id>,
- * --collectors=sessions,streams (a subset), --no-serve (skip phase 3), --no-fleet (skip 4; also
- * skipped with --only unless --fleet is given; --fleet=20,100 sets its two sizes, 10 and 40 by default),
+ * Other flags: --quick (small scenarios, a smoke run), --rounds=N (default 3),
+ * --collectors=sessions,streams (a subset), --no-serve (skip phase 3),
  * --profile (the exporter children write V8 CPU profiles, one per thread, to bench/results/profiles/<phase>/),
  * --instructions (the whole-poll ratio also in instructions under valgrind, bench/instructions.ts:
  * far steadier than the CPU ratio, which moves with the machine; with the gzip floor of the output;
  * 10-13 minutes a 10k / 100k scenario).
- * Events (bench/events.ts): counting per CPU-second and against JSON.parse, scrape p99 with 10,000
- * events/s; in a full run, or alone with --only=events.
- *  5. Cycle (bench/cycle.ts, bench/lean.ts): the command polling one server on a real clock, one gzip
- *     scrape per interval, against the replay of each poll's requests and gzip of its exposition;
- *     idle CPU; compression in polls nobody scraped; then the table of the "lean" targets (with the
- *     fleet's figures when it ran). --only=cycle runs just this phase (skipped with any other
- *     --only), --no-cycle skips it, --cycle=flat-1k,idle,... runs those of it, --cycle-long adds the
- *     long scenarios, --cycle-rounds=N (default 5), --cycle-warmup=N (default 2), --gzip-level=N.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -85,6 +90,8 @@ const args = new Map(
   }),
 );
 const QUICK = args.has('quick');
+/** --full: the per-collector and whole-exporter scenarios, the fleet and the steady run too. */
+const FULL = args.has('full');
 const ROUNDS = Number(args.get('rounds') ?? 3);
 const PROFILE = args.has('profile');
 /** Whole polls before the measured ones (see measureWholePoll()): past the fresh process's JIT and heap sizing. */
@@ -132,7 +139,7 @@ const SERVE = !args.has('no-serve');
 const PAGE = benchServerConfig('http://127.0.0.1').pageSize;
 const SCRAPERS = 20;
 /** --no-fleet: skip the fleet run (N servers of 1,000 streams / 5,000 sessions). */
-const FLEET = !args.has('no-fleet') && (!args.has('only') || args.has('fleet'));
+const FLEET = !args.has('no-fleet') && (args.has('fleet') || FULL);
 /** --fleet=20,100: the two fleet sizes compared (default 10 and 40; 2 and 6 with --quick). */
 const FLEET_SIZES = fleetSizes(args.get('fleet'));
 /** --instructions: the whole-poll ratio also in instructions, under valgrind (bench/instructions.ts). */
@@ -145,7 +152,7 @@ const INSTRUCTIONS = args.has('instructions');
 const INSTRUCTIONS_WARMUP_ROUNDS = 6;
 const INSTRUCTIONS_ROUNDS = 5;
 /** --steady[=seconds]: the production command polling every 15 s under Prometheus-like scrapes (default with a full run). */
-const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : !args.has('only') && !QUICK ? 120 : 0;
+const STEADY_SECONDS = args.has('steady') ? Number(args.get('steady') === 'true' ? 120 : args.get('steady')) : FULL && !QUICK ? 120 : 0;
 if (!(STEADY_SECONDS >= 0) || !Number.isFinite(STEADY_SECONDS)) throw new Error(`--steady=${args.get('steady')}: give the seconds to run, a positive number`);
 
 
@@ -489,7 +496,7 @@ function readings(results: readonly ScenarioResult[]): Reading[] {
 
 async function main(): Promise<void> {
   const only = args.get('only')?.split(',');
-  const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : SCENARIOS;
+  const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : FULL || QUICK ? SCENARIOS : [];
   // `--only=steady --steady` or `--only=fleet --fleet` run just that phase.
   if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET) || o === 'events' || (o === 'cycle' && CYCLE))) {
     throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and events, cycle; steady, fleet with --steady, --fleet)`);
