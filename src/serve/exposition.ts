@@ -17,8 +17,8 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * A target's poll may arrive held (swapHeld()): its samples stay in the worker that polled, and a
  * scrape that needs them asks for them first (ready()): rendered and deflated there, once. When
  * the previous exposition of the target was scraped, the next one is asked for as soon as it
- * arrives, so a regularly scraped target is never waited for; one nobody scrapes is never
- * compressed.
+ * arrives and the previous one is served until it is here, so a regularly scraped target is never
+ * waited for; one nobody scrapes is never compressed.
  *
  * Given `free`, the buffers of a replaced exposition are handed to it once no response can still
  * be sending them (src/serve/reclaim.ts); each response then holds its exposition's lease until
@@ -26,6 +26,8 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  */
 export class ExpositionCache {
   private readonly targets = new Map<string, Entry>();
+  /** Polls of scraped targets being asked for, served once they are here (the last one is until then). */
+  private readonly incoming = new Map<string, HeldEntry>();
   private version = 0;
   private built: BuiltExposition | undefined;
   /** HELP/TYPE lines per family, deflated once. */
@@ -55,15 +57,21 @@ export class ExpositionCache {
 
   /**
    * Swaps in a poll held where it ran: `fetch` brings its prepared exposition (undefined when a
-   * newer poll replaced it there). Fetched now if the target's last exposition was scraped.
+   * newer poll replaced it there). If the target's last exposition was scraped, the new one is
+   * asked for now and the last one is served until it is here, so scrapes never wait for it.
    */
   swapHeld(target: string, fetch: () => Promise<PreparedTarget | undefined>): void {
     const before = this.targets.get(target);
     const entry: HeldEntry = { fetch };
+    if (before !== undefined && 'prepared' in before && before.served) {
+      this.incoming.set(target, entry);
+      void this.fetch(target, entry);
+      return;
+    }
+    this.incoming.delete(target);
     this.changed();
     this.targets.set(target, entry);
     this.retire(before?.tracked);
-    if (before !== undefined && 'prepared' in before && before.served) void this.fetch(target, entry);
   }
 
   /**
@@ -80,15 +88,27 @@ export class ExpositionCache {
     }
   }
 
+  /** ready(), and the polls already asked for in the background are here too: the exposition of every poll that ended. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.incoming.values()].map((entry) => entry.pending));
+    await this.ready();
+  }
+
   private fetch(target: string, entry: HeldEntry): Promise<void> {
     entry.pending ??= entry.fetch().then(
       (prepared) => {
+        if (this.incoming.get(target) === entry) {
+          this.incoming.delete(target);
+          if (prepared) this.swapPrepared(target, prepared);
+          return;
+        }
         if (this.targets.get(target) !== entry) return;
         if (prepared) this.swapPrepared(target, prepared);
         else this.withdraw(target);
       },
       () => {
-        if (this.targets.get(target) === entry) this.withdraw(target);
+        if (this.incoming.get(target) === entry) this.incoming.delete(target);
+        else if (this.targets.get(target) === entry) this.withdraw(target);
       },
     );
     return entry.pending;
@@ -96,6 +116,7 @@ export class ExpositionCache {
 
   /** Withdraws every upstream series of a target (its poll failed, or it left the config). */
   withdraw(target: string): void {
+    this.incoming.delete(target);
     const before = this.targets.get(target);
     if (!before) return;
     this.targets.delete(target);

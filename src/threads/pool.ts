@@ -143,7 +143,7 @@ export class WorkerPool {
     if (name !== undefined && owners.size === 0) throw new Error(`no target named ${JSON.stringify(name)}`);
     await Promise.all([...[...owners].map((slot) => this.pollSlot(slot, name)), ...(name === undefined ? [...this.retiring.values()].map((r) => r.done) : [])]);
     // What was polled is then the exposition: asked for from the workers as a scrape would.
-    await this.deps.cache.ready();
+    await this.deps.cache.settled();
   }
 
   /** Worker threads running now (not those restarting after a crash or winding down). */

@@ -1,7 +1,7 @@
 /**
  * Polls held where they ran (ExpositionCache.swapHeld): a poll nobody scrapes is never fetched,
  * a scrape fetches what it needs once, and a target whose last exposition was scraped has its next
- * poll fetched as soon as it arrives. `fetch` here is what the pool passes: a function that brings
+ * poll fetched as soon as it arrives while the last one is still served. `fetch` here is what the pool passes: a function that brings
  * the worker's answer.
  */
 import { describe, expect, it } from 'vitest';
@@ -49,17 +49,26 @@ describe('held polls', () => {
     expect(cache.snapshot().text).not.toContain('stream="one"');
   });
 
-  it('fetches the next poll at once after a scrape, and stops once a poll goes unscraped', async () => {
+  it('fetches the next poll at once after a scrape, serving the last until it is here, and stops once a poll goes unscraped', async () => {
     const cache = new ExpositionCache();
     cache.swapHeld('a', held(prepared('a', 'one')).fetch);
     await cache.ready();
     cache.snapshot(); // scraped
-    const next = held(prepared('a', 'two'));
+    const next = held(prepared('a', 'two'), false);
     cache.swapHeld('a', next.fetch);
     expect(next.calls.n).toBe(1);
+    // A scrape meanwhile does not wait: it gets the last poll.
+    await cache.ready();
+    expect(cache.snapshot().text).toContain('stream="one"');
+    next.answer();
     await settle();
-    // 'two' arrived but nobody scraped it: the one after is left where it is.
-    const unscraped = held(prepared('a', 'three'));
+    expect(cache.snapshot().text).toContain('stream="two"');
+    // 'three' arrives after 'two' was scraped: asked for at once. 'four' after 'three' was not: left where it is.
+    const third = held(prepared('a', 'three'));
+    cache.swapHeld('a', third.fetch);
+    await cache.settled();
+    expect(third.calls.n).toBe(1);
+    const unscraped = held(prepared('a', 'four'));
     cache.swapHeld('a', unscraped.fetch);
     await settle();
     expect(unscraped.calls.n).toBe(0);
