@@ -498,7 +498,7 @@ async function main(): Promise<void> {
   const only = args.get('only')?.split(',');
   const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.id)) : FULL || QUICK ? SCENARIOS : [];
   // `--only=steady --steady` or `--only=fleet --fleet` run just that phase.
-  if (scenarios.length === 0 && !only?.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET) || o === 'events' || (o === 'cycle' && CYCLE))) {
+  if (only !== undefined && scenarios.length === 0 && !only.every((o) => (o === 'steady' && STEADY_SECONDS > 0) || (o === 'fleet' && FLEET) || o === 'events' || (o === 'cycle' && CYCLE))) {
     throw new Error(`no scenario ${only}; known: ${SCENARIOS.map((s) => s.id).join(', ')} (and events, cycle; steady, fleet with --steady, --fleet)`);
   }
   const cycleOnly = args.get('cycle') === undefined || args.get('cycle') === 'true' ? undefined : args.get('cycle')!.split(',');
