@@ -18,7 +18,7 @@
  * polls) and polls nobody scraped: the same command unscraped (CPU per interval, to read beside the
  * scraped one), and under --cpu-prof (sampled time in node:zlib per poll).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -29,6 +29,7 @@ import { Child } from './child.js';
 import { cpuBetween, readCpu, startCommand, type CpuReading, type RunningCommand } from './command.js';
 import type { Gzipped, Replayed } from './replay-child.js';
 import { zlibTime, type ZlibTime } from './zlib-profile.js';
+import { GZIP_LEVEL } from '../src/render/gzip-stream.js';
 
 export interface CycleScenario {
   readonly id: string;
@@ -119,12 +120,9 @@ export interface CycleFigures {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** The exporter's gzip level: GZIP_LEVEL in src/render/gzip-stream.ts (read, as it is not exported), or --gzip-level=N. */
-export function exporterGzipLevel(root: string, flag: string | undefined): number {
-  if (flag !== undefined) return Number(flag);
-  const file = join(root, 'src', 'render', 'gzip-stream.ts');
-  const level = /^(?:export )?const (?:GZIP_)?LEVEL\s*=\s*(\d)\b/m.exec(readFileSync(file, 'utf8'))?.[1];
-  if (level === undefined) throw new Error(`${file}: no \`const LEVEL = N\`; give the exporter's gzip level with --gzip-level=N`);
-  return Number(level);
+/** The gzip level the exporter deflates at, or `--gzip-level=N`'s. */
+export function exporterGzipLevel(flag: string | undefined): number {
+  return flag === undefined ? GZIP_LEVEL : Number(flag);
 }
 
 /** Polls among a round's requests: one /config/stats each. */
