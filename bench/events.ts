@@ -113,6 +113,8 @@ export async function measureScrapesWithEvents(): Promise<{ quietP99: number; bu
   const child = spawn(process.execPath, [...exporterNodeFlags(), MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`, '--log-level', 'warn'], { env: childEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   const agent = new Agent({ connections: 8 });
+  // Prometheus scrapes over a connection of its own: scrapes never queue behind the posts here.
+  const scrapeAgent = new Agent({ connections: 1 });
   try {
     for (let i = 0; i < 600; i++) {
       const ready = await request(`${url}/-/ready`, { dispatcher: agent }).then(async (r) => (await r.body.dump(), r.statusCode === 200), () => false);
@@ -127,7 +129,7 @@ export async function measureScrapesWithEvents(): Promise<{ quietP99: number; bu
       const end = performance.now() + seconds * 1000;
       while (performance.now() < end) {
         const t0 = performance.now();
-        const r = await request(`${url}/metrics`, { dispatcher: agent, headers: { 'accept-encoding': 'gzip' } });
+        const r = await request(`${url}/metrics`, { dispatcher: scrapeAgent, headers: { 'accept-encoding': 'gzip' } });
         await r.body.arrayBuffer();
         latencies.push(performance.now() - t0);
         await sleep(Math.max(0, SCRAPE_EVERY_MS - (performance.now() - t0)));
@@ -163,7 +165,7 @@ export async function measureScrapesWithEvents(): Promise<{ quietP99: number; bu
     }
     return { quietP99: percentile(quiet, 99), busyP99: percentile(busy, 99), posted: posted / ((performance.now() - t0) / 1000) };
   } finally {
-    await agent.close();
+    await Promise.all([agent.close(), scrapeAgent.close()]);
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
     rmSync(dir, { recursive: true, force: true });
