@@ -309,13 +309,13 @@ export class WorkerPool {
   }
 
   /** Asks a slot's worker for a poll it holds (PollResult.held), rendered and deflated. */
-  private compress(slot: Slot, name: string, held: number): Promise<PreparedTarget | undefined> {
+  private compress(slot: Slot, held: number): Promise<PreparedTarget | undefined> {
     const channel = slot.channel;
     if (!channel) return Promise.resolve(undefined);
     const request = this.nextCompression++;
     return new Promise((resolve) => {
       slot.compressions.set(request, resolve);
-      channel.post({ type: 'compress', request, name, held });
+      channel.post({ type: 'compress', request, held });
     });
   }
 
@@ -338,7 +338,7 @@ export class WorkerPool {
       if (c.streams && r.kind === 'server') this.deps.streamsExported?.(r.name, c.streams);
     }
     const held = r.held;
-    if (r.ok && held !== undefined) cache.swapHeld(key, () => this.compress(a.slot, r.name, held));
+    if (r.ok && held !== undefined) cache.swapHeld(key, () => this.compress(a.slot, held));
     else if (!r.ok && !r.keepOnFailure) cache.withdraw(key);
     this.setUp(a, r.ok);
     a.status = { ...a.status, lastPoll: { ok: r.ok, at: r.at, durationMs: r.durationMs, failures: r.failures } };

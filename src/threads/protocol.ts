@@ -48,7 +48,7 @@ export type ToWorker =
    * Render and deflate the poll a result announced as `held` (if it is still the target's latest),
    * answering `compressed` with this request number.
    */
-  | { readonly type: 'compress'; readonly request: number; readonly name: string; readonly held: number }
+  | { readonly type: 'compress'; readonly request: number; readonly held: number }
   /** Stop the loops, abort polls in flight, close the pools; answer `stopped`. */
   | { readonly type: 'stop' };
 

@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { CollectorEntry } from '../collect/types.js';
 import { prepareSources, type SampleSource } from '../render/prepare.js';
-import { Poller, type PollOutcome } from '../poll/poller.js';
+import { Poller, targetKey, type PollOutcome } from '../poll/poller.js';
 import { targetSpec, type CatenaCollectorFactory } from '../poll/targets.js';
 import { ApiCountsByTarget } from './api-counts.js';
 import { DEFAULT_MAX_CONNECTIONS } from '../config/bounds.js';
@@ -40,8 +40,10 @@ export class WorkerRuntime {
   private readonly poller: Poller;
   /** Applications and stop, in the order they came; polls wait for the applications before them. */
   private queue: Promise<void> = Promise.resolve();
-  /** Each target's last good poll not yet asked for, by target name: its number and samples. */
-  private readonly held = new Map<string, { readonly number: number; readonly sources: readonly SampleSource[] }>();
+  /** Good polls not yet asked for, by number: each target's latest only (`latest`). */
+  private readonly held = new Map<number, readonly SampleSource[]>();
+  /** The number of each target's latest held poll, by `kind/name` (a server and a Catena service may share a name). */
+  private readonly latest = new Map<string, number>();
   private lastHeld = 0;
 
   constructor(
@@ -62,7 +64,8 @@ export class WorkerRuntime {
         this.enqueue(async () => {
           await this.poller.apply(specs);
           this.counts.retain(names);
-          for (const name of this.held.keys()) if (!names.has(name)) this.held.delete(name);
+          const keys = new Set(message.targets.map((t) => targetKey(t.target.kind, t.target.config.name)));
+          for (const [key, number] of this.latest) if (!keys.has(key)) this.forget(key, number);
         });
         return;
       }
@@ -81,7 +84,7 @@ export class WorkerRuntime {
         return;
       }
       case 'compress':
-        this.compress(message.request, message.name, message.held);
+        this.compress(message.request, message.held);
         return;
       case 'log-level':
         this.deps.log.level = message.level;
@@ -101,25 +104,34 @@ export class WorkerRuntime {
     this.queue = this.queue.then(step).catch((err: unknown) => this.deps.log.error({ err }, 'worker step failed'));
   }
 
-  /** Answers `compress`: the held poll rendered and deflated, if it is still the one asked for. */
-  private compress(request: number, name: string, number: number): void {
-    const held = this.held.get(name);
-    if (held?.number !== number) {
+  /** Answers `compress`: the held poll rendered and deflated, if it is still its target's latest. */
+  private compress(request: number, number: number): void {
+    const sources = this.held.get(number);
+    if (sources === undefined) {
       this.port.postMessage({ type: 'compressed', request });
       return;
     }
-    this.held.delete(name);
-    const exposition = [...prepareSources(held.sources)].map(([family, piece]) => ({ family, ...piece }));
+    this.held.delete(number);
+    const exposition = [...prepareSources(sources)].map(([family, piece]) => ({ family, ...piece }));
     this.port.postMessage({ type: 'compressed', request, exposition }, transferList(exposition));
+  }
+
+  private forget(key: string, number: number): void {
+    this.held.delete(number);
+    this.latest.delete(key);
   }
 
   private send(outcome: PollOutcome): void {
     const { target, status } = outcome;
+    const key = targetKey(target.kind, target.name);
+    const before = this.latest.get(key);
     let held: number | undefined;
     if (outcome.exposition) {
+      if (before !== undefined) this.held.delete(before);
       held = ++this.lastHeld;
-      this.held.set(target.name, { number: held, sources: outcome.exposition });
-    } else if (!target.keepSeriesOnFailure) this.held.delete(target.name);
+      this.held.set(held, outcome.exposition);
+      this.latest.set(key, held);
+    } else if (!target.keepSeriesOnFailure && before !== undefined) this.forget(key, before);
     const result: PollResult = {
       id: Number(outcome.fingerprint),
       kind: target.kind,

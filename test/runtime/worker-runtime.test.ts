@@ -78,12 +78,12 @@ describe('WorkerRuntime', () => {
         }),
       );
     const compressed = answer(1);
-    send({ type: 'compress', request: 1, name: 'edge-1', held: result.held! });
+    send({ type: 'compress', request: 1, held: result.held! });
     const { exposition } = await compressed;
     expect(sent.find((s) => s.message.type === 'compressed')!.detachedAfterSend).toBe(true);
     // A poll is handed over once: asked again, the worker has nothing.
     const again = answer(2);
-    send({ type: 'compress', request: 2, name: 'edge-1', held: result.held! });
+    send({ type: 'compress', request: 2, held: result.held! });
     expect((await again).exposition).toBeUndefined();
     // What arrived is a complete exposition: deflated pieces the cache can serve.
     const cache = new ExpositionCache();
