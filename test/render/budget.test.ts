@@ -12,6 +12,7 @@ import { KNOWN_KEYS } from '../../src/docs/config-schema.js';
 import { FAMILY_TIERS, familyEnabled, shedOrderOf, tierOf } from '../../src/serve/catalogue.js';
 import { INPUT_ACTIVE_RESERVED, STREAM_SERIES_BUDGET } from '../../src/collect/streams-map.js';
 import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
+import { EVENT_SWITCHES } from '../../src/config/events-schema.js';
 import { CATALOGUE, familiesOf } from '../../src/serve/catalogue.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
@@ -31,8 +32,11 @@ describe('tier table', () => {
         expect(t.switch, t.family).toBeUndefined();
         continue;
       }
-      const [kind, key] = t.switch!.split('.') as [string, string];
-      expect(kind === 'families' ? KNOWN_KEYS.serverFamilies : KNOWN_KEYS.serverCollectors, t.family).toContain(key);
+      const parts = t.switch!.split('.');
+      const [kind, key] = parts.length === 3 ? [`${parts[0]}.${parts[1]}`, parts[2]!] : [parts[0]!, parts[1]!];
+      const known = { families: KNOWN_KEYS.serverFamilies, collectors: KNOWN_KEYS.serverCollectors, 'events.families': EVENT_SWITCHES as readonly string[] }[kind];
+      expect(known, `${t.family}: ${t.switch}`).toBeDefined();
+      expect(known, t.family).toContain(key);
       expect(defaultsOn(t.family), t.family).toBe(false);
     }
     expect([...KNOWN_KEYS.serverFamilies].sort()).toEqual([...STREAM_FAMILY_GROUPS].sort());
