@@ -78,8 +78,6 @@ const CANNOT_FIRE: Readonly<Record<string, { readonly shapes: readonly Shape[]; 
   // Counters of failures the demo does not have: a labelled counter has no series before its first count.
   FlussonicExporterSeriesShed: { shapes: SHAPES, reason: 'the demo stays under max_series, so no family is shed' },
   FlussonicDiscoveryFailing: { shapes: SHAPES, reason: 'the demo has no discovery source' },
-  // No push_blocked event in the demo: the simulator blocks pushes only on demand.
-  FlussonicStreamPushBlocked: { shapes: SHAPES, reason: 'the simulator blocks pushes only on demand' },
 };
 
 function key(q: Pick<PanelQuery, 'dashboard' | 'panelTitle' | 'refId'>): string {
