@@ -7,36 +7,15 @@
  * own HTTP client: a stricter reading, printed beside it).
  */
 import { PerformanceObserver } from 'node:perf_hooks';
-import { Pool } from 'undici';
-import { cpuMs, reply, type BaselineRequest, type BaselineWalk } from './common.js';
+import { cpuMs, destroyPools, getPage, poolFor, reply, type BaselineRequest, type BaselineWalk } from './common.js';
 
-const pools = new Map<string, Pool>();
 
 let gcMsTotal = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMsTotal += entry.duration;
 }).observe({ entryTypes: ['gc'] });
 
-function poolFor(origin: string): Pool {
-  let pool = pools.get(origin);
-  if (!pool) {
-    pool = new Pool(origin, { connections: 4, pipelining: 1 });
-    pools.set(origin, pool);
-  }
-  return pool;
-}
 
-async function getPage(pool: Pool, path: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {
-  const { statusCode, body } = await pool.request({ path, method: 'GET', headers: { accept: 'application/json' } });
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    bytes += chunk.length;
-  }
-  if (statusCode !== 200) throw new Error(`${path}: HTTP ${statusCode}`);
-  return { doc: JSON.parse(Buffer.concat(chunks, bytes).toString('utf8')) as Record<string, unknown>, bytes };
-}
 
 /** The same page with Node's global fetch (its own keep-alive dispatcher) and JSON.parse. */
 async function fetchJson(url: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {
@@ -85,7 +64,7 @@ async function walk(request: BaselineRequest): Promise<BaselineWalk> {
 
 process.on('message', (message: BaselineRequest | { type: 'exit' }) => {
   if (message.type === 'exit') {
-    void Promise.all([...pools.values()].map((p) => p.destroy())).then(() => process.exit(0));
+    void destroyPools().then(() => process.exit(0));
     return;
   }
   walk(message).then(

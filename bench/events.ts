@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { startSimulator } from '@flussonic-exporter/simulator';
+import { eventsSection } from '../src/config/events-schema.js';
 import { EventsReceiver } from '../src/events/receiver.js';
 import { childEnv, exporterNodeFlags, percentile } from './common.js';
 import { freePort } from './steady.js';
@@ -79,7 +80,7 @@ function cpuMicros(): number {
 export function measureCounting(): { eventsPerCpuSecond: number; ratio: number } {
   const streams = Array.from({ length: 1000 }, (_, i) => `stream-${i}`);
   const bodies = eventBodies(2000, streams);
-  const config = { enabled: true, maxBodyBytes: 4 << 20, maxEventsPerBatch: 10_000, dedupWindow: 65_536, register: false, sinkName: 's', families: { push_blocked: false, stream_closed: false, play_per_stream: false } };
+  const config = eventsSection().parse({ enabled: true });
   const run = (firstId: number): { count: number; parse: number } => {
     const receiver = new EventsReceiver(config, pino({ level: 'silent' }));
     receiver.setServers([{ name: 'edge-1', eventsSecret: SECRET, staleAfterMs: 600_000 }]);

@@ -10,8 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { Pool } from 'undici';
-import { answerRequests, cpuMs } from './common.js';
+import { answerRequests, cpuMs, destroyPools, getPage, poolFor } from './common.js';
 
 export type ReplayRequest =
   | { readonly type: 'replay'; readonly origin: string; readonly paths: readonly string[] }
@@ -31,16 +30,6 @@ export interface Gzipped {
   readonly gzipBytes: number;
 }
 
-const pools = new Map<string, Pool>();
-
-function poolFor(origin: string): Pool {
-  let pool = pools.get(origin);
-  if (!pool) {
-    pool = new Pool(origin, { connections: 4, pipelining: 1 });
-    pools.set(origin, pool);
-  }
-  return pool;
-}
 
 async function replay(origin: string, paths: readonly string[]): Promise<Replayed> {
   const pool = poolFor(origin);
@@ -48,16 +37,7 @@ async function replay(origin: string, paths: readonly string[]): Promise<Replaye
   const t0 = performance.now();
   let bytes = 0;
   for (const path of paths) {
-    const { statusCode, body } = await pool.request({ path, method: 'GET', headers: { accept: 'application/json' } });
-    const chunks: Buffer[] = [];
-    let length = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      length += chunk.length;
-    }
-    if (statusCode !== 200) throw new Error(`${path}: HTTP ${statusCode}`);
-    JSON.parse(Buffer.concat(chunks, length).toString('utf8'));
-    bytes += length;
+    bytes += (await getPage(pool, path)).bytes;
   }
   return { cpuMs: cpuMs() - cpu0, wallMs: performance.now() - t0, requests: paths.length, bytes };
 }
@@ -76,7 +56,7 @@ async function handle(message: ReplayRequest): Promise<unknown> {
     case 'gzip':
       return gzip(message.file, message.level);
     case 'exit':
-      await Promise.all([...pools.values()].map((p) => p.destroy()));
+      await destroyPools();
       setImmediate(() => process.exit(0));
       return { ok: true };
   }

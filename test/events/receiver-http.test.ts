@@ -6,22 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { createExporter, type Exporter } from '../../src/exporter.js';
-import type { EventsConfig } from '../../src/config/types.js';
-import { captureLogger, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
+import { captureLogger, eventsConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 
 const SECRET = 'sink-Pa55-secret';
 const OTHER_SECRET = 'other-Pa55-secret';
-const EVENTS: EventsConfig = {
-  enabled: true,
-  maxBodyBytes: 4 * 1024 * 1024,
-  maxEventsPerBatch: 10_000,
-  dedupWindow: 65_536,
-  register: false,
-  sinkName: 'prometheus_exporter',
-  families: { push_blocked: true, stream_closed: false, play_per_stream: false },
-};
+const EVENTS = eventsConfig({ families: { push_blocked: true, stream_closed: false, play_per_stream: false } });
 
 let sim: RunningSimulator;
 let exporter: Exporter;

@@ -10,8 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { createExporter, type Exporter } from '../../src/exporter.js';
-import type { EventsConfig } from '../../src/config/types.js';
-import { captureLogger, exporterConfig, serverConfig } from '../helpers/runtime.js';
+import { captureLogger, eventsConfig, exporterConfig, serverConfig } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
 
 const SERVER = 'edge-1';
@@ -20,15 +19,7 @@ const SINK = 'prometheus_exporter';
 const POLL_MS = 15_000;
 /** The simulator's resend_timeout when the sink sets none (docs/simulator.md). */
 const RESEND_MS = 10_000;
-const EVENTS: EventsConfig = {
-  enabled: true,
-  maxBodyBytes: 4 * 1024 * 1024,
-  maxEventsPerBatch: 10_000,
-  dedupWindow: 65_536,
-  register: false,
-  sinkName: SINK,
-  families: { push_blocked: false, stream_closed: false, play_per_stream: false },
-};
+const EVENTS = eventsConfig({ sinkName: SINK });
 
 interface World {
   readonly sim: RunningSimulator;
@@ -80,6 +71,17 @@ async function metrics(base: string): Promise<string> {
 const count = (text: string, name: string, labels: Record<string, string>) => value(text, name, labels) ?? 0;
 
 /** A stream the simulator reports alive, whose source can drop. */
+/** An exporter whose sink posts go through a FailOnceProxy in `mode`, polled once; a stream alive in it. */
+async function startBehindProxy(mode: ConstructorParameters<typeof FailOnceProxy>[1]): Promise<World & { proxy: FailOnceProxy; stream: string }> {
+  const world = await start();
+  const proxy = await new FailOnceProxy(world.base, mode).start();
+  opened.proxy = proxy;
+  world.sim.sinks.put(SINK, { url: sinkUrl(proxy.base) });
+  const stream = aliveStream(world.sim);
+  await world.exporter.pollOnce(SERVER);
+  return { ...world, proxy, stream };
+}
+
 function aliveStream(sim: RunningSimulator): string {
   const name = sim.world.streams.names().find((n) => (sim.world.streams.get(n)?.stats as { alive?: unknown } | undefined)?.alive === true);
   expect(name).toBeDefined();
@@ -209,12 +211,7 @@ describe('events from the simulator to a real exporter', () => {
   });
 
   it('a batch refused with 500 is sent again and counted once', async () => {
-    const { sim, exporter, base } = await start();
-    const proxy = await new FailOnceProxy(base, 'refuse').start();
-    opened.proxy = proxy;
-    sim.sinks.put(SINK, { url: sinkUrl(proxy.base) });
-    const stream = aliveStream(sim);
-    await exporter.pollOnce(SERVER);
+    const { sim, base, proxy, stream } = await startBehindProxy('refuse');
 
     sim.world.streams.dropSource(stream, 2000);
     await advance(sim, 2000);
@@ -232,12 +229,7 @@ describe('events from the simulator to a real exporter', () => {
   });
 
   it('a batch counted but answered 500 on the way back is sent again and not counted twice', async () => {
-    const { sim, exporter, base } = await start();
-    const proxy = await new FailOnceProxy(base, 'lose-answer').start();
-    opened.proxy = proxy;
-    sim.sinks.put(SINK, { url: sinkUrl(proxy.base) });
-    const stream = aliveStream(sim);
-    await exporter.pollOnce(SERVER);
+    const { sim, base, proxy, stream } = await startBehindProxy('lose-answer');
 
     sim.world.streams.dropSource(stream, 2000);
     await advance(sim, 2000);

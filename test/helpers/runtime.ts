@@ -4,9 +4,10 @@
  * the YAML loader.
  */
 import pino, { type Logger } from 'pino';
-import type { CatenaConfig, ExporterConfig, ServerConfig, StreamFamilySwitches } from '../../src/config/types.js';
+import type { CatenaConfig, EventsConfig, ExporterConfig, ServerConfig, StreamFamilySwitches } from '../../src/config/types.js';
 import type { ApiStats } from '../../src/flussonic/api.js';
 import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
+import { eventsSection } from '../../src/config/events-schema.js';
 
 /** Upstream accounting that counts nothing: for a client built outside the exporter. */
 export const NO_STATS: ApiStats = { request() {}, error() {}, responseBytes() {} };
@@ -49,6 +50,11 @@ export function catenaConfig(name: string, url: string, overrides: Partial<Caten
     prices: new Map(),
     ...overrides,
   };
+}
+
+/** The event receiver's settings: the schema's defaults with `enabled: true`, then `overrides`. */
+export function eventsConfig(overrides: Partial<EventsConfig> = {}): EventsConfig {
+  return { ...eventsSection().parse({ enabled: true }), ...overrides };
 }
 
 export function exporterConfig(servers: readonly ServerConfig[], overrides: Partial<ExporterConfig> = {}): ExporterConfig {
