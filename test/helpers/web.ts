@@ -5,6 +5,7 @@
  * targets) served through the real listeners (startListeners) on a loopback port.
  */
 import { spawnSync } from 'node:child_process';
+import { afterAll, afterEach } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,4 +142,19 @@ export async function get(url: string, options: { authorization?: string; ca?: s
   } finally {
     await agent.close();
   }
+}
+
+/**
+ * A test file's web fixtures: a directory with a server certificate (`server.pem`/`server.key`),
+ * removed after the file, and the list of apps to close after each test.
+ */
+export function webFixture(): { readonly dir: WebDir; readonly running: Served[] } {
+  const dir = new WebDir();
+  dir.serverCert('server');
+  const running: Served[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((s) => s.close()));
+  });
+  afterAll(() => dir.cleanup());
+  return { dir, running };
 }

@@ -3,17 +3,11 @@
  * health endpoints answer without them, over TLS too (kubelet's HTTPS probes skip certificate
  * checks), and every other path keeps asking. Without the flag nothing changes.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseCli } from '../../src/cli.js';
-import { basic, get, hash, serve, WebDir, type Served } from '../helpers/web.js';
+import { basic, get, hash, serve, type Served, webFixture } from '../helpers/web.js';
 
-const dir = new WebDir();
-dir.serverCert('server');
-const running: Served[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-afterAll(() => dir.cleanup());
+const { dir, running } = webFixture();
 
 const webConfig = () => dir.write('tls-auth.yml', `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${hash('secret-4711')}\n`);
 

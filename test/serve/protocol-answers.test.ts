@@ -5,16 +5,10 @@
  * reason. Raw sockets on loopback, a handful each.
  */
 import { connect } from 'node:net';
-import { afterAll, afterEach, expect, test } from 'vitest';
-import { get, serve, WebDir, type Served } from '../helpers/web.js';
+import { expect, test } from 'vitest';
+import { get, serve, type Served, webFixture } from '../helpers/web.js';
 
-const dir = new WebDir();
-dir.serverCert('server');
-const running: Served[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-afterAll(() => dir.cleanup());
+const { dir, running } = webFixture();
 
 async function start(options: Parameters<typeof serve>[0] = {}): Promise<Served> {
   const served = await serve(options);

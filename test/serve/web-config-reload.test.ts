@@ -4,19 +4,13 @@
  * good config stays, an error is logged, and the outcome is reported as a failure. The log of a
  * reload tells the TLS the listeners really serve.
  */
-import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { basic, get, hash, serve, WebDir, type Served } from '../helpers/web.js';
+import { describe, expect, test } from 'vitest';
+import { basic, get, hash, serve, type Served, webFixture } from '../helpers/web.js';
 
 const USER = 'prometheus';
 const PASSWORD = 'scrape-secret-4711';
 const REFUSED = 'the web config would turn off TLS or basic auth; the previous one stays in force (a restart applies it)';
-const dir = new WebDir();
-dir.serverCert('server');
-const running: Served[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
-afterAll(() => dir.cleanup());
+const { dir, running } = webFixture();
 
 async function start(file: string): Promise<Served & { outcomes: boolean[] }> {
   const served = await serve({ webConfigFile: file });
