@@ -17,30 +17,28 @@ import type { CollectContext, Collector } from './types.js';
 const S = ['server'] as const;
 const PEER = ['server', 'peer'] as const;
 
+/** The collector is opt-in: every family of its table is in its switch's tier. */
+const CLUSTER_TIER = optInCollector('cluster');
+
+/** A gauge of one number of a peer's `stats`, one series per peer. */
+const peerStat = (name: string, help: string) => ({ name, type: 'gauge', labels: PEER, tier: CLUSTER_TIER, reads: ['hostname', 'stats'], help }) as const;
+
 /** The families of the cluster view: one series per peer, `peers` one per server. */
 export const CLUSTER_FAMILIES = defineFamilies(
   'cluster',
   {
-    peers: { name: 'flussonic_cluster_peers', type: 'gauge', labels: S, tier: optInCollector('cluster'), reads: ['hostname'],
+    peers: { name: 'flussonic_cluster_peers', type: 'gauge', labels: S, tier: CLUSTER_TIER, reads: ['hostname'],
       help: 'Peers listed by this server (GET /cluster/peers).' },
-    up: { name: 'flussonic_cluster_peer_up', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stale_timeout', 'stats'],
+    up: { name: 'flussonic_cluster_peer_up', type: 'gauge', labels: PEER, tier: CLUSTER_TIER, reads: ['hostname', 'stale_timeout', 'stats'],
       help: '1 when the server has fresh stats of the peer without an error (stats present, error empty, now within stale_timeout), else 0.' },
-    cpu: { name: 'flussonic_cluster_peer_cpu_usage_ratio', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'CPU usage of the peer, 0..1 (stats.cpu_usage / 100).' },
-    memory: { name: 'flussonic_cluster_peer_memory_usage_ratio', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'Memory usage of the peer, 0..1 (stats.memory_usage / 100).' },
-    bandwidth: { name: 'flussonic_cluster_peer_bandwidth_usage_ratio', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'Bandwidth usage of the peer, 0..1 (stats.bandwidth_usage / 100).' },
-    clients: { name: 'flussonic_cluster_peer_clients', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'Clients of the peer (stats.total_clients, else client_count).' },
-    streams: { name: 'flussonic_cluster_peer_streams', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'Streams of the peer (stats.total_streams, else stream_count).' },
-    onlineStreams: { name: 'flussonic_cluster_peer_online_streams', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'Online streams of the peer (stats.online_streams).' },
-    inputBytes: { name: 'flussonic_cluster_peer_input_bytes_per_second', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'Incoming traffic of the peer in bytes per second (stats.input_kbit x 125).' },
-    outputBytes: { name: 'flussonic_cluster_peer_output_bytes_per_second', type: 'gauge', labels: PEER, tier: optInCollector('cluster'), reads: ['hostname', 'stats'],
-      help: 'Outgoing traffic of the peer in bytes per second (stats.output_kbit x 125, else output_bitrate x 125).' },
+    cpu: peerStat('flussonic_cluster_peer_cpu_usage_ratio', 'CPU usage of the peer, 0..1 (stats.cpu_usage / 100).'),
+    memory: peerStat('flussonic_cluster_peer_memory_usage_ratio', 'Memory usage of the peer, 0..1 (stats.memory_usage / 100).'),
+    bandwidth: peerStat('flussonic_cluster_peer_bandwidth_usage_ratio', 'Bandwidth usage of the peer, 0..1 (stats.bandwidth_usage / 100).'),
+    clients: peerStat('flussonic_cluster_peer_clients', 'Clients of the peer (stats.total_clients, else client_count).'),
+    streams: peerStat('flussonic_cluster_peer_streams', 'Streams of the peer (stats.total_streams, else stream_count).'),
+    onlineStreams: peerStat('flussonic_cluster_peer_online_streams', 'Online streams of the peer (stats.online_streams).'),
+    inputBytes: peerStat('flussonic_cluster_peer_input_bytes_per_second', 'Incoming traffic of the peer in bytes per second (stats.input_kbit x 125).'),
+    outputBytes: peerStat('flussonic_cluster_peer_output_bytes_per_second', 'Outgoing traffic of the peer in bytes per second (stats.output_kbit x 125, else output_bitrate x 125).'),
   },
   ['peers', 'up', 'cpu', 'memory', 'bandwidth', 'clients', 'streams', 'onlineStreams', 'inputBytes', 'outputBytes'],
 );
