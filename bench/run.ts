@@ -486,6 +486,9 @@ function readings(results: readonly ScenarioResult[]): Reading[] {
   const out: Reading[] = [];
   for (const { scenario, serve, instructions } of results) {
     if (serve) out.push({ reading: 'whole-poll CPU ratio, baseline undici + JSON.parse', scenario: scenario.id, value: serve.wholePoll.undici.cpuRatio });
+    // The paced p99 moves with the machine as much as with the exporter: read it against the same client's p99 on a static server in the same run.
+    const d = serve?.deadlines;
+    if (d) out.push({ reading: 'paced scrape p99 during scheduled polls / the static server\'s paced p99 (same run)', scenario: scenario.id, value: d.paced.p99Ms / d.floor.p99Ms });
     if (instructions) {
       out.push({ reading: 'whole-poll instruction ratio (callgrind), baseline fetch() + JSON.parse', scenario: scenario.id, value: instructions.fetchRatio });
       out.push({ reading: 'whole-poll instruction ratio (callgrind), baseline undici + JSON.parse', scenario: scenario.id, value: instructions.ratio });

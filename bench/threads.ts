@@ -325,7 +325,7 @@ export function printThreads(serve: { readonly wholePoll: WholePollFigures; read
   console.log(`  then ${p.count} paced scrapes (${Math.round(p.count / p.seconds)} per second, each scraper once a second): p50 ${p.p50Ms.toFixed(1)} / p99 ${p.p99Ms.toFixed(1)} / max ${p.maxMs.toFixed(1)} ms, ${p.errors} errors`);
   const f = d.floor;
   const fb = d.floorBackToBack;
-  console.log(`  the same client against a static Node server sending ${(p.bytesPerScrape / 1e6).toFixed(2)} MB from memory, nothing polling: p50 ${f.p50Ms.toFixed(1)} / p99 ${f.p99Ms.toFixed(1)} / max ${f.maxMs.toFixed(1)} ms over ${f.count} scrapes`);
+  console.log(`  the same client against a static Node server sending ${(p.bytesPerScrape / 1e6).toFixed(2)} MB from memory, nothing polling: p50 ${f.p50Ms.toFixed(1)} / p99 ${f.p99Ms.toFixed(1)} / max ${f.maxMs.toFixed(1)} ms over ${f.count} scrapes (paced p99 ${(p.p99Ms / f.p99Ms).toFixed(2)}x this)`);
   console.log(`  and back to back, as the scrapes above: p50 ${fb.p50Ms.toFixed(1)} / p99 ${fb.p99Ms.toFixed(1)} / max ${fb.maxMs.toFixed(1)} ms over ${fb.count} scrapes`);
 }
 
