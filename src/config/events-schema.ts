@@ -2,10 +2,7 @@
  * The `events:` section: the event sink receiver (docs/events.md). The per-server secret is a
  * server setting (`events_secret`, schema.ts), so discovered servers take their template's.
  */
-import { z } from 'zod';
-import { always, baseUrl, bool, fail, int, section, size, text } from './kinds.js';
-
-const help = (description: string, example?: unknown) => ({ description, ...(example !== undefined ? { 'x-example': example } : {}) });
+import { always, baseUrl, bool, fail, help, int, section, size, switches, text } from './kinds.js';
 
 /** The per-stream event families that are opt-in (docs/cardinality.md). */
 export const EVENT_SWITCHES = ['push_blocked', 'stream_closed', 'play_per_stream'] as const;
@@ -26,9 +23,7 @@ export const eventsSection = () =>
     register: bool().default(false).meta(help('at start, PUT /event_sinks/<sink_name> on each configured server with its credentials, pointing at public_url')),
     sink_name: text().prefault('prometheus_exporter').meta(help('the name of the sink registered on each server')),
     public_url: baseUrl('the sink\'s secret is taken from each server\'s events_secret').optional().meta(help('the exporter\'s base URL as Flussonic reaches it, for register (required with register: true)', 'http://exporter:9228')),
-    families: section(Object.fromEntries(EVENT_SWITCHES.map((s) => [s, bool().default(false).meta(help(EVENT_SWITCH_HELP[s]))])) as Record<EventSwitch, z.ZodDefault<z.ZodBoolean>>).meta(
-      help('opt-in per-stream event families (all off by default)'),
-    ),
+    families: switches(Object.fromEntries(EVENT_SWITCHES.map((s) => [s, false])) as Record<EventSwitch, boolean>, (s) => EVENT_SWITCH_HELP[s]).meta(help('opt-in per-stream event families (all off by default)')),
   })
     .check(
       always((v, ctx) => {
@@ -36,12 +31,12 @@ export const eventsSection = () =>
       }),
     )
     .transform((v) => ({
-    enabled: v.enabled,
-    maxBodyBytes: v.max_body_size,
-    maxEventsPerBatch: v.max_events_per_batch,
-    dedupWindow: v.dedup_window,
-    register: v.register,
-    sinkName: v.sink_name,
-    ...(v.public_url !== undefined ? { publicUrl: v.public_url } : {}),
-    families: v.families as Readonly<Record<EventSwitch, boolean>>,
-  }));
+      enabled: v.enabled,
+      maxBodyBytes: v.max_body_size,
+      maxEventsPerBatch: v.max_events_per_batch,
+      dedupWindow: v.dedup_window,
+      register: v.register,
+      sinkName: v.sink_name,
+      ...(v.public_url !== undefined ? { publicUrl: v.public_url } : {}),
+      families: v.families as Readonly<Record<EventSwitch, boolean>>,
+    }));

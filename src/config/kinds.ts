@@ -181,3 +181,13 @@ export const uniqueNames = (groups: readonly (readonly string[])[], say: (name: 
   });
 
 export const typed = <T extends z.ZodType>(schema: T, say: Say) => leaf(schema, say);
+
+/**
+ * A setting's help text and example for config.schema.json and docs/configuration.md
+ * (`x-example`, not `examples`: zod drops `examples` from the input side of a transform).
+ */
+export const help = (description: string, example?: unknown) => ({ description, ...(example !== undefined ? { 'x-example': example } : {}) });
+
+/** A section of on/off switches, each with its default and its help. */
+export const switches = <K extends string>(defaults: Readonly<Record<K, boolean>>, about: (key: K) => string) =>
+  section(Object.fromEntries(Object.entries(defaults).map(([key, on]) => [key, bool().default(on as boolean).meta(help(about(key as K)))])) as Record<K, z.ZodDefault<z.ZodBoolean>>);

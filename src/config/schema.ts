@@ -5,7 +5,7 @@
  */
 import { usableCpus } from '../lib/cpu-limit.js';
 import { z } from 'zod';
-import { always, baseUrl, uniqueNames, bool, duration, fail, filePath, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, text, typed, unique, urlProblem, type Say } from './kinds.js';
+import { always, baseUrl, uniqueNames, bool, duration, fail, filePath, help, int, mapping, namePattern, num, secret, secretFile, section, shaped, size, switches, text, typed, unique, urlProblem, type Say } from './kinds.js';
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
 import { formatDuration, parseDuration } from '../lib/units.js';
 import { MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
@@ -25,8 +25,6 @@ export interface SchemaContext {
   readonly templateNames: readonly string[];
 }
 
-// `x-example`, not `examples`: zod drops `examples` from the input side of a transform.
-const help = (description: string, example?: unknown) => ({ description, ...(example !== undefined ? { 'x-example': example } : {}) });
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 const MIN_POLL_INTERVAL = 100;
 const NAME_HELP = 'unique within its list; the value of the target\'s label and how logs name it';
@@ -62,9 +60,6 @@ const pollSettings = (v: z.output<z.ZodObject<ReturnType<typeof pollShape>>>, po
   maxPages: v.max_pages,
   maxResponseBytes: v.max_response_size,
 });
-
-const switches = <K extends string>(defaults: Readonly<Record<K, boolean>>, about: (key: K) => string) =>
-  section(Object.fromEntries(Object.entries(defaults).map(([key, on]) => [key, bool().default(on as boolean).meta(help(about(key as K)))])) as Record<K, z.ZodDefault<z.ZodBoolean>>);
 
 const COLLECTOR_HELP: Record<CollectorName, string> = {
   streams: 'streams and their inputs (GET /streams)',
