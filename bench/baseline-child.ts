@@ -7,7 +7,9 @@
  * own HTTP client: a stricter reading, printed beside it).
  */
 import { PerformanceObserver } from 'node:perf_hooks';
-import { cpuMs, destroyPools, getPage, poolFor, reply, type BaselineRequest, type BaselineWalk } from './common.js';
+import { cpuMs, reply } from './child-io.js';
+import type { BaselineRequest, BaselineWalk } from './common.js';
+import { destroyPools, getPage, poolFor } from './undici-pages.js';
 
 
 let gcMsTotal = 0;

@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { validateConfig, type ServerConfig } from '../src/config/index.js';
 import type { RequestRecord } from '@flussonic-exporter/simulator';
 import { USER_AGENT_PRODUCT } from '../src/version.js';
-import { Pool } from 'undici';
 
 export type CollectorUnderTest = 'streams' | 'sessions' | 'server' | 'dvrs';
 
@@ -233,73 +232,4 @@ export function childEnv(): NodeJS.ProcessEnv {
   return { ...shippedMallocEnv(), ...process.env };
 }
 
-/** CPU time (user + system, all threads) of this process so far, in ms. */
-export function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-/** Peak resident set size of this process so far, in MB. */
-export function maxRssMb(): number {
-  return process.resourceUsage().maxRSS / 1024;
-}
-
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
-
-export function median(values: readonly number[]): number {
-  return percentile(values, 50);
-}
-
-/** Sends a message to the parent (child side) and never throws when the parent is gone. */
-export function reply(message: unknown): void {
-  process.send?.(message);
-}
-
-/**
- * Child side of bench/child.ts: answers each request of the parent with what `handle` resolves to
- * or the error it rejects with, then says it is ready.
- */
-export function answerRequests<T>(handle: (message: T) => Promise<unknown>): void {
-  process.on('message', (message: T) => {
-    handle(message).then(
-      (result) => reply({ ok: true, result }),
-      (error: unknown) => reply({ ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
-    );
-  });
-  reply({ ok: true, result: 'ready' });
-}
-
-const pools = new Map<string, Pool>();
-
-/** One keep-alive undici pool per origin, as the exporter's client keeps: the replays' client. */
-export function poolFor(origin: string): Pool {
-  let pool = pools.get(origin);
-  if (!pool) {
-    pool = new Pool(origin, { connections: 4, pipelining: 1 });
-    pools.set(origin, pool);
-  }
-  return pool;
-}
-
-/** GET one JSON page with undici and JSON.parse it: what a replay does per request, nothing else. */
-export async function getPage(pool: Pool, path: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {
-  const { statusCode, body } = await pool.request({ path, method: 'GET', headers: { accept: 'application/json' } });
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    bytes += chunk.length;
-  }
-  if (statusCode !== 200) throw new Error(`${path}: HTTP ${statusCode}`);
-  return { doc: JSON.parse(Buffer.concat(chunks, bytes).toString('utf8')) as Record<string, unknown>, bytes };
-}
-
-/** Closes every pool poolFor() made (a child's exit). */
-export async function destroyPools(): Promise<void> {
-  await Promise.all([...pools.values()].map((p) => p.destroy()));
-}
+export { answerRequests, cpuMs, maxRssMb, median, percentile, reply } from './child-io.js';

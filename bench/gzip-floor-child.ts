@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { prepareSources } from '../src/render/prepare.js';
-import { answerRequests } from './common.js';
+import { answerRequests } from './child-io.js';
 
 export type GzipFloorRequest = { readonly type: 'hold'; readonly file: string } | { readonly type: 'deflate' } | { readonly type: 'exit' };
 

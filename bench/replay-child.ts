@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { answerRequests, cpuMs, destroyPools, getPage, poolFor } from './common.js';
+import { answerRequests, cpuMs } from './child-io.js';
+import { destroyPools, getPage, poolFor } from './undici-pages.js';
 
 export type ReplayRequest =
   | { readonly type: 'replay'; readonly origin: string; readonly paths: readonly string[] }

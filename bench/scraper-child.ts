@@ -11,7 +11,8 @@
  * with node:http and 4.3 ms with a bare socket counting bytes. undici measured mostly itself.
  */
 import { Agent, get } from 'node:http';
-import { percentile, reply, type ScrapeRequest, type ScrapeResult } from './common.js';
+import { percentile, reply } from './child-io.js';
+import type { ScrapeRequest, ScrapeResult } from './common.js';
 
 /** A scrape that has not ended after this long fails (the loops stay bounded in time). */
 const SCRAPE_TIMEOUT_MS = 30_000;

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerRequests } from './common.js';
+import { answerRequests } from './child-io.js';
 
 export type StaticServerRequest = { readonly type: 'listen'; readonly bytes: number } | { readonly type: 'exit' };
 
