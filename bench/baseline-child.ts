@@ -11,13 +11,10 @@ import { cpuMs, reply } from './child-io.js';
 import type { BaselineRequest, BaselineWalk } from './common.js';
 import { destroyPools, getPage, poolFor } from './undici-pages.js';
 
-
 let gcMsTotal = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMsTotal += entry.duration;
 }).observe({ entryTypes: ['gc'] });
-
-
 
 /** The same page with Node's global fetch (its own keep-alive dispatcher) and JSON.parse. */
 async function fetchJson(url: string): Promise<{ doc: Record<string, unknown>; bytes: number }> {

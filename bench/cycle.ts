@@ -119,7 +119,6 @@ export interface CycleFigures {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** The exporter's gzip level: GZIP_LEVEL in src/render/gzip-stream.ts (read, as it is not exported), or --gzip-level=N. */
 /** The gzip level the exporter deflates at, or `--gzip-level=N`'s. */
 export function exporterGzipLevel(flag: string | undefined): number {
   return flag === undefined ? GZIP_LEVEL : Number(flag);

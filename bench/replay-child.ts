@@ -31,7 +31,6 @@ export interface Gzipped {
   readonly gzipBytes: number;
 }
 
-
 async function replay(origin: string, paths: readonly string[]): Promise<Replayed> {
   const pool = poolFor(origin);
   const cpu0 = cpuMs();
