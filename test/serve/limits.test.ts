@@ -73,6 +73,26 @@ describe('timeouts', () => {
     }
   });
 
+  test('slowloris on a kept-alive connection: a later request trickling its headers is cut off within twice the header timeout', async () => {
+    const served = await start();
+    const client = await open(served.listeners.addresses[0]!.port);
+    client.socket.write('GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n');
+    const deadline = Date.now() + 5000;
+    while (!/^HTTP\/1\.1 200 /.test(client.received) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(client.received).toMatch(/^HTTP\/1\.1 200 /);
+    const trickleFrom = Date.now();
+    client.socket.write('GET /-/healthy HTTP/1.1\r\nHost: x\r\n');
+    const timer = setInterval(() => client.socket.writable && client.socket.write('X-a: y\r\n'), 50);
+    try {
+      await client.closed;
+      const ms = Date.now() - trickleFrom;
+      expect(ms).toBeGreaterThanOrEqual(LIMITS.readHeaderTimeoutMs - 50);
+      expect(ms).toBeLessThan(2 * LIMITS.readHeaderTimeoutMs + SLACK_MS);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
   test('an idle keep-alive connection is closed after the idle timeout', async () => {
     const served = await start();
     const client = await open(served.listeners.addresses[0]!.port);
