@@ -1,7 +1,8 @@
 /**
- * Issue 10, failure 6: one record with `createdAt: 2099-01-01` silently stopped all later
- * counting (123 of 132 counted) while flussonic_catena_up stayed 1, and the bad position was
- * saved in the state file; a state file whose position was 31 years ahead was accepted.
+ * One record dated far ahead (`createdAt: 2099-01-01`) must not stop the counting of the records
+ * after it, nor be saved as the position in the state file: a record more than `max_clock_skew`
+ * ahead is not counted, is counted as rejected and logged once. A state file whose position is in
+ * the future (31 years, or just beyond the skew) is set aside like a corrupt one.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * .ci/run may run on an operator's machine: it must stop nothing by name (issue 10, failure 9).
+ * .ci/run may run on an operator's machine: it must stop nothing by name.
  * The tests that start Prometheus or the exporter stop exactly the child they spawned, by pid.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * Property test of the stream mapper (issue 10): for any item of GET /streams, hostile ones
- * included, mapStream never throws and never exports a value outside its family's range.
+ * Property test of the stream mapper: for any item of GET /streams, hostile ones included,
+ * mapStream never throws and never exports a value outside its family's range.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -70,7 +70,7 @@ describe('defaults', () => {
     for (const entry of COLLECTORS) expect(collectors[entry.name], entry.name).toBe(entry.defaultEnabled);
   });
 
-  test('a catena-only config is valid and gets the defaults of issue 5', () => {
+  test('a catena-only config is valid and every catena setting gets its default', () => {
     const config = load('catena:\n  - name: main\n    url: https://catena.example/\n    api_key: k1\n');
     expect(config.servers).toEqual([]);
     expect(config.catena).toEqual([
@@ -154,7 +154,7 @@ servers:
     expect(['edge-1', 'edge-1-test', 'core-1'].filter(passes)).toEqual(['edge-1']);
   });
 
-  test('a catena entry exactly as issue 5 writes it', () => {
+  test('a catena entry with a key file, a history start, a state file, query names and prices loads as written', () => {
     dir.write('catena-key', 'key-from-file\n');
     const config = load(`
 catena:

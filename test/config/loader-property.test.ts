@@ -1,7 +1,7 @@
 /**
- * Property test of the config loader (issue 10): over arbitrary JSON/YAML values and arbitrary
- * text, parseConfigText either returns a config or throws a ConfigError with its problems; it
- * never throws anything else, and a config it returns has the invariants the poller relies on.
+ * Property test of the config loader: over arbitrary JSON/YAML values and arbitrary text,
+ * parseConfigText either returns a config or throws a ConfigError with its problems; it never
+ * throws anything else, and a config it returns has the invariants the poller relies on.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * Issue 10, failure 3: `streams.include: '(a+)+b'` passed --check-config, and one stream named
- * with 28 `a` blocked the whole process for 9.4 s per poll (JavaScript's backtracking RegExp).
- * Patterns are now compiled by RE2's rules (re2js): linear time, no backreferences or lookaround,
- * and a pattern RE2 cannot take is a config error naming its path and line.
+ * Stream filter patterns are compiled by RE2's rules (re2js): linear time, no backreferences or
+ * lookaround, so a pattern like `(a+)+b` cannot block the process on a long stream name, as
+ * JavaScript's backtracking RegExp would. A pattern RE2 cannot take is a config error naming its
+ * path and line.
  */
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';

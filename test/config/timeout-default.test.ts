@@ -1,7 +1,7 @@
 /**
- * Issue 10, failure 8: `poll_interval: 1s` without `timeout` was rejected ("the default 10s must
- * be below the poll interval"). Like Prometheus, an unset timeout follows the interval: it is
- * min(10s, the poll deadline); only an explicit timeout that is too long is refused.
+ * A short `poll_interval` (e.g. 1s) without `timeout` is a valid config. Like Prometheus, an
+ * unset timeout follows the interval: it is min(10s, the poll deadline); only an explicit
+ * timeout that is too long is refused.
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';

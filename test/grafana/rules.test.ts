@@ -18,7 +18,7 @@ import { selectors } from './promql.js';
 const promtoolPath = findBinary('promtool');
 const RUNBOOK = readFileSync(join(GRAFANA_DIR, 'RUNBOOK.md'), 'utf8');
 
-/** The alerts issue 6 asks for, by the name they have in the rule files. */
+/** The alerts the rule files must define, by name. */
 const REQUIRED_ALERTS = [
   'FlussonicExporterDown', // exporter target down
   'FlussonicServerUnreachable', // flussonic_up == 0

@@ -1,7 +1,7 @@
 /**
- * Issue 10: build_info carries version, revision (the git commit at build time, `unknown`
- * outside git) and nodejs_version; demo mode says plainly that the data is simulated (a gauge
- * and the landing page); LICENSE matches package.json.
+ * build_info carries version, revision (the git commit at build time, `unknown` outside git) and
+ * nodejs_version; demo mode says plainly that the data is simulated (a gauge and the landing
+ * page); LICENSE matches package.json.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,9 +1,9 @@
 /**
- * Issue 10, failure 5: with every upstream number negated the server stayed `up`, 317 counter
- * series went out negative, a CPU ratio of -0.14 and a GPU at -42 °C were exported, and nothing
- * was logged. Now every family has a valid range (src/families/ranges.ts): values outside are not
- * exported, are counted per family and logged, and a poll of mostly nonsense fails with
- * `invalid_values` so the server is `up 0`. The unmodified simulator must pass clean.
+ * Upstream values are checked against each family's valid range (src/families/ranges.ts), so a
+ * negative counter, a CPU ratio of -0.14 or a GPU at -42 °C is never exported. Values outside the
+ * range are dropped, counted per family and logged, and a poll of mostly nonsense (every number
+ * negated) fails with `invalid_values` so the server is `up 0`. The unmodified simulator passes
+ * clean.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExporter, type Exporter } from '../../src/exporter.js';

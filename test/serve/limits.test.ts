@@ -1,7 +1,7 @@
 /**
- * Issue 10, failure 2: idle and slowloris connections are closed within the configured
- * timeouts, and the connection cap holds while /metrics still answers. Small, bounded counts on
- * loopback: a cap of 20 and 30 idle sockets.
+ * Idle and slowloris connections are closed within the configured timeouts, and the connection
+ * cap holds while /metrics still answers. Small, bounded counts on loopback: a cap of 20 and 30
+ * idle sockets.
  */
 import { connect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';

@@ -1,8 +1,8 @@
 /**
- * Issue 10, failure 1: /metrics protected by TLS and basic auth through --web.config.file
- * (exporter-toolkit format). Real clients (undici, curl) over self-signed certificates made here
- * with openssl; client certificate auth; certificate and web config reloads without a restart;
- * and `promtool check web-config` on every web config file these tests use.
+ * /metrics protected by TLS and basic auth through --web.config.file (exporter-toolkit format).
+ * Real clients (undici, curl) over self-signed certificates made here with openssl; client
+ * certificate auth; certificate and web config reloads without a restart; and `promtool check
+ * web-config` on every web config file these tests use.
  */
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
