@@ -60,13 +60,16 @@ export interface RunningCommand {
   peakRssMb(): number;
   /** SIGTERM, and resolves once the process exited (its --cpu-prof files written). */
   stop(): Promise<void>;
+  /** Rewrites the config with another poll interval and reloads it (SIGHUP), as a user would. */
+  setPollInterval(intervalMs: number): void;
 }
 
-/** Starts the command on a config of one server polled every `intervalS` seconds; resolves once it is ready (its first poll ended). */
-export async function startCommand(serverUrl: string, intervalS: number, nodeFlags: readonly string[] = []): Promise<RunningCommand> {
+/** Starts the command on a config of one server polled every `intervalMs`; resolves once it is ready (its first poll ended). */
+export async function startCommand(serverUrl: string, intervalMs: number, nodeFlags: readonly string[] = []): Promise<RunningCommand> {
   const dir = mkdtempSync(join(tmpdir(), 'flussonic-exporter-cycle-'));
   const config = join(dir, 'config.yaml');
-  writeFileSync(config, `servers:\n  - name: edge-1\n    url: ${JSON.stringify(serverUrl)}\n    poll_interval: ${intervalS}s\n`);
+  const writeConfig = (ms: number) => writeFileSync(config, `servers:\n  - name: edge-1\n    url: ${JSON.stringify(serverUrl)}\n    poll_interval: ${ms}ms\n`);
+  writeConfig(intervalMs);
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...exporterNodeFlags(), ...nodeFlags, MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`], {
     env: childEnv(),
@@ -106,5 +109,9 @@ export async function startCommand(serverUrl: string, intervalS: number, nodeFla
     threads: () => readdirSync(`/proc/${pid}/task`).length,
     peakRssMb: () => memory(pid).highWaterMb,
     stop,
+    setPollInterval: (ms) => {
+      writeConfig(ms);
+      process.kill(pid, 'SIGHUP');
+    },
   };
 }
