@@ -231,5 +231,3 @@ export function exporterNodeFlags(): string[] {
 export function childEnv(): NodeJS.ProcessEnv {
   return { ...shippedMallocEnv(), ...process.env };
 }
-
-export { answerRequests, cpuMs, maxRssMb, median, percentile, reply } from './child-io.js';

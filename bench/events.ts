@@ -20,7 +20,8 @@ import { Agent, request } from 'undici';
 import { startSimulator } from '@flussonic-exporter/simulator';
 import { eventsSection } from '../src/config/events-schema.js';
 import { EventsReceiver } from '../src/events/receiver.js';
-import { childEnv, exporterNodeFlags, percentile } from './common.js';
+import { childEnv, exporterNodeFlags } from './common.js';
+import { percentile } from './child-io.js';
 import { freePort } from './steady.js';
 
 const MAIN = process.env.BENCH_STEADY_MAIN ?? fileURLToPath(new URL('../../dist/main.js', import.meta.url));

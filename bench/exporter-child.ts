@@ -22,13 +22,9 @@ import { prepareTarget } from '../src/render/prepare.js';
 import { finalPiece } from '../src/render/gzip-stream.js';
 import { LoopCounter, serveConfig } from './serve.js';
 import { SeriesWriter, type SampleSizes } from '../src/render/series.js';
+import { answerRequests, cpuMs, maxRssMb, median, percentile } from './child-io.js';
 import {
-  answerRequests,
   benchServerConfig,
-  cpuMs,
-  maxRssMb,
-  median,
-  percentile,
   type CollectorPoll,
   type ExporterRequest,
   type ExpositionFigures,

@@ -36,7 +36,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningSimulator } from '@flussonic-exporter/simulator';
-import { exporterNodeFlags, median, type LoopCounts } from './common.js';
+import { exporterNodeFlags, type LoopCounts } from './common.js';
+import { median } from './child-io.js';
 import { Child } from './child.js';
 import type { HeldText } from './gzip-floor-child.js';
 

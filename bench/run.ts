@@ -55,7 +55,6 @@ import {
   childEnv,
   exporterNodeFlags,
   isExporterRequest,
-  median,
   type BaselineWalk,
   type CollectorPoll,
   type CollectorUnderTest,
@@ -64,6 +63,7 @@ import {
   type ScrapeResult,
 } from './common.js';
 import { Child } from './child.js';
+import { median } from './child-io.js';
 import { f0, f1, f2, mb, table } from './format.js';
 import { instructionsUnavailable, measureInstructions, type InstructionFigures } from './instructions.js';
 import { runSteady, type SteadyFigures } from './steady.js';

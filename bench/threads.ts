@@ -13,7 +13,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
-import { isExporterRequest, median, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
+import { isExporterRequest, type BaselineWalk, type ExpositionFigures, type LoopCounts, type PollCpu, type ScrapeResult, type Watched } from './common.js';
+import { median } from './child-io.js';
 import { mb } from './format.js';
 
 export interface ChildLike {
