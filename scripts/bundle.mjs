@@ -8,7 +8,7 @@
 // dist/chunks/; the simulator package is never bundled (it is optional and found at run time).
 // Identifiers keep their names, so stack traces in logs read as in the sources.
 // dist/bundles.json lists the modules each entry loads at start (test/runtime/main-thread-imports).
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -28,6 +28,20 @@ function moduleName(id) {
   return relative(DIST, id).split(sep).join('/');
 }
 
+// Its inputs are what tsc just wrote: an entry not newer than the last list is a bundle already.
+const listed = (() => {
+  try {
+    return statSync(join(DIST, 'bundles.json')).mtimeMs;
+  } catch {
+    return 0;
+  }
+})();
+for (const entry of Object.values(ENTRY_SCRIPTS)) {
+  if (statSync(join(DIST, entry)).mtimeMs <= listed) {
+    process.stderr.write(`bundle: dist/${entry} is bundled already; run \`npm run build\`, which compiles first\n`);
+    process.exit(1);
+  }
+}
 rmSync(join(DIST, 'chunks'), { recursive: true, force: true });
 const manifest = {};
 for (const entry of Object.values(ENTRY_SCRIPTS)) {
