@@ -12,16 +12,21 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
 
-# Compile TypeScript with the dev dependencies; nothing of this stage but dist/ (and, for the demo
-# image, the simulator package) is kept. The exporter compiles against the simulator's declarations.
+# Build with the dev dependencies (`npm run build`: TypeScript, then each entry bundled with the
+# packages it loads); nothing of this stage but dist/ (and, for the demo image, the simulator
+# package) is kept. The exporter compiles against the simulator's declarations.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
+# Optional dependencies included: the bundler's native binding is one (the simulator is linked
+# from packages/simulator, whose package.json is all npm needs here).
 COPY package.json package-lock.json ./
-RUN npm ci --omit=optional --ignore-scripts
+COPY packages/simulator/package.json ./packages/simulator/
+RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle.mjs scripts/write-build-info.mjs ./scripts/
 COPY packages/simulator ./packages/simulator
 COPY src ./src
-RUN npx tsc -p packages/simulator && npx tsc -p tsconfig.build.json
+RUN npm run build
 
 # The simulator as installed under node_modules, or nothing: chosen by --build-arg SIMULATOR.
 FROM node:22-bookworm-slim AS simulator-omitted

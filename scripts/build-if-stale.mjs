@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm start`'s build step: runs `npm run build` only when a source is newer than what it built
-// (the simulator's dist/index.js and dist/main.js), so a second start goes straight to the demo.
-// Sources: src/, packages/simulator/src/, the tsconfig files, package.json and package-lock.json.
+// `npm start`'s build step, and the tests': runs `npm run build` only when a source is newer than
+// what it built (the simulator's dist/index.js, the bundled entries and their list), so a second
+// start goes straight to the demo. Sources: src/, packages/simulator/src/, the tsconfig files, the
+// bundle script, package.json and package-lock.json.
 // The build info (git revision) is rewritten every time: it is cheap and follows a new commit.
 //
 //   node scripts/build-if-stale.mjs           build when stale
@@ -12,8 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = ['src', 'packages/simulator/src', 'tsconfig.json', 'tsconfig.build.json', 'packages/simulator/tsconfig.json', 'packages/simulator/package.json', 'package.json', 'package-lock.json'];
-const OUTPUTS = ['packages/simulator/dist/index.js', 'dist/main.js', 'dist/threads/worker.js'];
+const SOURCES = ['src', 'packages/simulator/src', 'tsconfig.json', 'tsconfig.build.json', 'packages/simulator/tsconfig.json', 'packages/simulator/package.json', 'scripts/bundle.mjs', 'package.json', 'package-lock.json'];
+// dist/bundles.json is written after the last bundle: a build that stopped half-way is stale.
+const OUTPUTS = ['packages/simulator/dist/index.js', 'dist/main.js', 'dist/threads/worker.js', 'dist/bundles.json'];
 
 /** Newest modification time under a path (0 when absent). */
 function newest(path) {

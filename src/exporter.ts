@@ -23,7 +23,8 @@ import { CONNECTION_DROP_REASONS, type ConnectionDropReason } from './serve/limi
 import { SelfMetrics } from './serve/self.js';
 import { targetDescriptions } from './threads/target-descriptions.js';
 import { USER_AGENT_PRODUCT } from './version.js';
-import { defaultWorkerEntry, threadChannels } from './threads/channels.js';
+import { threadChannels } from './threads/channels.js';
+import { entryScript } from './thread-entries.js';
 import { WorkerPool } from './threads/pool.js';
 import { EventsReceiver } from './events/receiver.js';
 import { registerSinks } from './events/register.js';
@@ -86,7 +87,7 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const userAgent = `${USER_AGENT_PRODUCT}/${version}`;
   // max_connections is split evenly over the workers: each has its own socket budget.
   const maxConnections = Math.max(1, Math.floor((config.maxConnections ?? DEFAULT_MAX_CONNECTIONS) / config.workers));
-  const channels = threadChannels(defaultWorkerEntry(), { logLevel: config.logLevel, userAgent, maxConnections });
+  const channels = threadChannels(entryScript('poller'), { logLevel: config.logLevel, userAgent, maxConnections });
   // The event sink receiver (events.enabled): fed by the events route, joined with the polls' streams.
   const events = config.events ? new EventsReceiver(config.events, logger.child({ component: 'events' })) : undefined;
   const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;

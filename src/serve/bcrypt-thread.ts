@@ -6,6 +6,7 @@
  * (basic-auth.ts): this thread only ever has the comparisons the checker lets through.
  */
 import { Worker } from 'node:worker_threads';
+import { entryScript } from '../thread-entries.js';
 
 /** To the bcrypt thread: compare `password` with the bcrypt `hash`. */
 export interface BcryptRequest {
@@ -27,15 +28,6 @@ export interface BcryptRunner {
   close(): Promise<void>;
 }
 
-/**
- * The compiled entry beside this module. Run from the TypeScript sources (vitest), a thread cannot
- * load .ts files: the compiled one in dist/ is used (the vitest global setup builds it).
- */
-export function bcryptWorkerEntry(): URL {
-  const here = import.meta.url;
-  return here.endsWith('.ts') ? new URL('../../dist/serve/bcrypt-worker.js', here) : new URL('./bcrypt-worker.js', here);
-}
-
 interface Waiting {
   resolve(ok: boolean): void;
   reject(error: Error): void;
@@ -46,7 +38,7 @@ export class BcryptThread implements BcryptRunner {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
 
-  constructor(private readonly entry: URL = bcryptWorkerEntry()) {}
+  constructor(private readonly entry: URL = entryScript('bcrypt')) {}
 
   compare(password: string, hash: string): Promise<boolean> {
     const worker = (this.worker ??= this.spawn());

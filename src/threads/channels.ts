@@ -23,16 +23,6 @@ export interface ChannelEvents {
 export type ChannelFactory = (index: number, events: ChannelEvents) => WorkerChannel;
 
 /**
- * The compiled worker entry beside this module. Run from the TypeScript sources (vitest), a
- * thread cannot load .ts files: the compiled one in dist/ is used (`npm test` builds it first, and
- * the vitest global setup rebuilds it when a source is newer).
- */
-export function defaultWorkerEntry(): URL {
-  const here = import.meta.url;
-  return here.endsWith('.ts') ? new URL('../../dist/threads/worker.js', here) : new URL('./worker.js', here);
-}
-
-/**
  * Heap limits of a worker thread. V8 sizes a heap's growth by its limit: under the default limit
  * (a quarter of the machine's memory, up to 4 GB) an isolate lets its heap grow to about four times
  * what it keeps before collecting, and a poll leaves its parsed pages and sample tables behind.

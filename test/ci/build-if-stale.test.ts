@@ -12,8 +12,8 @@ const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'build-if-stale.
 const root = mkdtempSync(join(tmpdir(), 'build-if-stale-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const OUTPUTS = ['packages/simulator/dist/index.js', 'dist/main.js', 'dist/threads/worker.js'];
-const SOURCES = ['src/main.ts', 'packages/simulator/src/index.ts', 'tsconfig.json', 'package.json'];
+const OUTPUTS = ['packages/simulator/dist/index.js', 'dist/main.js', 'dist/threads/worker.js', 'dist/bundles.json'];
+const SOURCES = ['src/main.ts', 'packages/simulator/src/index.ts', 'scripts/bundle.mjs', 'tsconfig.json', 'package.json'];
 
 function touch(path: string, seconds: number): void {
   const full = join(root, path);
@@ -45,6 +45,12 @@ describe('npm start builds only when sources changed', () => {
     touch('packages/simulator/src/index.ts', t + 400);
     expect(check()).toBe('stale');
     for (const o of OUTPUTS) touch(o, t + 500);
+    touch('scripts/bundle.mjs', t + 600);
+    expect(check()).toBe('stale');
+    for (const o of OUTPUTS) touch(o, t + 700);
+    rmSync(join(root, 'dist', 'bundles.json'));
+    expect(check()).toBe('stale');
+    touch('dist/bundles.json', t + 700);
     rmSync(join(root, 'dist', 'threads', 'worker.js'));
     expect(check()).toBe('stale');
   });

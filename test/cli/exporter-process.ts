@@ -3,44 +3,24 @@
  * JSON log lines, waits for log events and exit with bounded time, and kills it at cleanup.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 export const MAIN_JS = join(REPO_ROOT, 'dist', 'main.js');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function mtimeOf(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
 /**
- * Compiles the simulator package (packages/simulator) and src/ each to its dist/ when the output is
- * missing or older than a source file: `npm run build` without the build info.
+ * Builds the simulator package and the exporter (`npm run build`) when an output is missing or
+ * older than a source, by the check `npm start` makes (scripts/build-if-stale.mjs). A fresh build
+ * is left alone, its build info too: other test files may be reading it.
  */
 export function ensureBuilt(): void {
-  const simulator = join(REPO_ROOT, 'packages', 'simulator');
-  const steps = [
-    { output: join(simulator, 'dist', 'index.js'), sources: join(simulator, 'src'), project: 'packages/simulator' },
-    { output: MAIN_JS, sources: join(REPO_ROOT, 'src'), project: 'tsconfig.build.json' },
-  ];
-  for (const { output, sources, project } of steps) {
-    if (mtimeOf(output) >= newestMtime(sources)) continue;
-    const result = spawnSync('npx', ['tsc', '-p', project], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
-    if (result.status !== 0) throw new Error(`build of ${project} failed:\n${result.stdout}${result.stderr}`);
-  }
+  const script = join(REPO_ROOT, 'scripts', 'build-if-stale.mjs');
+  const run = (args: readonly string[]) => {
+    const result = spawnSync(process.execPath, [script, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 });
+    if (result.status !== 0) throw new Error(`the build failed:\n${result.stdout}${result.stderr}`);
+    return result.stdout.trim();
+  };
+  if (run(['--check']) === 'stale') run([]);
 }
 
 export type LogLine = Record<string, unknown> & { msg?: string };

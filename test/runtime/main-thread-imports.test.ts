@@ -1,49 +1,47 @@
 /**
- * The serving thread loads only what serving needs. The compiled modules (dist/, built before the
- * tests) are walked along their static imports, the ones a module loads with itself; dynamic
- * import() loads only when it runs. The HTTP client (undici; with the clients about 5 MB of RSS)
- * and the poll runtime belong to the worker threads.
+ * The serving thread loads only what serving needs. The build bundles each thread's entry with
+ * what it loads at start (scripts/bundle.mjs) and lists those modules in dist/bundles.json; what is
+ * loaded on demand (dynamic import()) stays in chunks of its own and is not listed. The HTTP client
+ * (undici; with the clients about 5 MB of RSS) and the poll runtime belong to the worker threads.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SIMULATOR_PACKAGE as SIMULATOR } from '../../src/demo.js';
+import { ENTRY_SCRIPTS } from '../../src/thread-entries.js';
 
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist');
-const STATIC_IMPORT = /^(?:import|export)\s[^;]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm;
 
-/** Every module reachable by static imports from `entry`: own files by path, packages by name. */
-function staticGraph(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const walk = (file: string): void => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
-      const spec = (m[1] ?? m[2])!;
-      if (spec.startsWith('.')) walk(resolve(dirname(file), spec));
-      else if (!spec.startsWith('node:')) seen.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
-    }
-  };
-  walk(entry);
-  return seen;
+/** The modules each built entry loads at start: own modules by path under dist/, packages by name. */
+function bundles(): Record<string, readonly string[]> {
+  const file = resolve(DIST, 'bundles.json');
+  expect(existsSync(file), 'dist/ is built by npm test before vitest').toBe(true);
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, readonly string[]>;
 }
-
-const own = (path: string) => resolve(DIST, path);
 
 describe('modules of the serving thread', () => {
   it('leave out the HTTP client, the collectors runtime and the simulator, which a worker loads', () => {
-    expect(existsSync(own('main.js')), 'dist/ is built by npm test before vitest').toBe(true);
-    const main = staticGraph(own('main.js'));
-    const worker = staticGraph(own('threads/worker.js'));
-    // The walk sees what a worker loads, so it would see the same in the main thread.
-    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('threads/runtime.js'), own('poll/targets.js')]) expect(worker).toContain(m);
+    const built = bundles();
+    expect(Object.keys(built).sort()).toEqual(Object.values(ENTRY_SCRIPTS).sort());
+    const main = built[ENTRY_SCRIPTS.command]!;
+    const worker = built[ENTRY_SCRIPTS.poller]!;
+    // The list names what a worker loads, so it would name the same in the main thread.
+    for (const m of ['undici', 'flussonic/client.js', 'upstream/http.js', 'threads/runtime.js', 'poll/targets.js']) expect(worker).toContain(m);
     expect(main).toContain('fastify');
-    expect(main).toContain(own('threads/pool.js'));
-    for (const m of ['undici', own('flussonic/client.js'), own('upstream/http.js'), own('catena/client.js'), own('threads/runtime.js'), own('threads/in-process.js'), own('poll/targets.js'), SIMULATOR]) {
+    expect(main).toContain('threads/pool.js');
+    for (const m of ['undici', 'flussonic/client.js', 'upstream/http.js', 'catena/client.js', 'threads/runtime.js', 'threads/in-process.js', 'poll/targets.js', SIMULATOR]) {
       expect(main, `${m} is loaded with dist/main.js`).not.toContain(m);
     }
-    // The name the walk must not meet is the one the demo loads on demand.
-    expect(readFileSync(own('demo.js'), 'utf8')).toContain(`import('${SIMULATOR}')`);
+    // The bcrypt thread is bcryptjs and its own entry, nothing of the exporter's.
+    expect(built[ENTRY_SCRIPTS.bcrypt]).toEqual(['bcryptjs', ENTRY_SCRIPTS.bcrypt]);
+  });
+
+  it('load the demo, and with it the simulator, only on demand', () => {
+    const main = readFileSync(resolve(DIST, ENTRY_SCRIPTS.command), 'utf8');
+    // The simulator is never bundled: the demo's chunk imports it by name when the demo starts.
+    const chunk = /import\(["'`]\.\/(chunks\/demo-[\w-]+\.js)["'`]\)/.exec(main);
+    expect(chunk, 'dist/main.js imports the demo chunk on demand').not.toBeNull();
+    expect(readFileSync(resolve(DIST, chunk![1]!), 'utf8')).toMatch(new RegExp(`import\\(["'\`]${SIMULATOR}["'\`]\\)`));
   });
 });
