@@ -283,6 +283,24 @@ describe('SeriesWriter output bytes', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('gives the place of a freed block to a new stream, and each stream keeps its own block', () => {
+    const cache = new LabelBlockCache();
+    const poll = (now: number, streams: readonly string[]) => {
+      const w = new SeriesWriter([['server', 's']]);
+      cache.begin(w.constLabels, now);
+      w.useBlockCache(cache);
+      for (const s of streams) w.add(clients, [s], 1);
+      cache.sweep(now, 60_000);
+      return lines(w, clients.name);
+    };
+    const expected = (streams: readonly string[]) => streams.map((s) => `flussonic_stream_clients{server="s",stream="${s}"} 1`);
+    const rounds: (readonly string[])[] = [['a', 'b', 'c'], ['a'], ['a'], ['d', 'a', 'e', 'b'], ['b', 'c', 'd']];
+    rounds.forEach((streams, i) => {
+      expect(poll(i * 40_000, streams)).toEqual(expected(streams));
+    });
+    expect(cache.size).toBe(new Set(rounds.slice(-2).flat()).size);
+  });
+
   it('writes families with more labels after the stream from the cached stream block, byte for byte as without the cache', () => {
     const write = (w: SeriesWriter) => {
       for (const s of ['a', 'b"q', 'ü\\n']) {
