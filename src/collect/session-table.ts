@@ -22,7 +22,9 @@ export class SessionTable implements IdWordStore {
   readonly first = ID_WORDS;
   private f64 = new Float64Array(0);
   private i32 = new Int32Array(0);
-  private protos: string[] = [];
+  /** The protocols of the sessions, each once: a record holds its protocol's index here. */
+  private protoNames: string[] = [];
+  private protoIndex = new Map<string, number>();
   private used = 0;
   private readonly free: number[] = [];
 
@@ -36,10 +38,9 @@ export class SessionTable implements IdWordStore {
     this.f64[f + OPENED_AT] = openedAtMs;
     this.f64[f + NEXT_CLOSED_AT] = closedAtMs;
     this.i32[i + SEEN] = generation;
-    this.i32[i + CLOSED] = 0;
+    this.i32[i + CLOSED] = this.indexOfProto(proto) << 1;
     this.i32[i + GROUP] = group;
     this.i32[i + NEXT_GROUP] = group;
-    this.protos[slot] = proto;
     return slot;
   }
 
@@ -113,15 +114,25 @@ export class SessionTable implements IdWordStore {
 
   /** Whether the session was counted as closed. */
   closed(slot: number): boolean {
-    return this.i32[slot * I32_STRIDE + CLOSED] !== 0;
+    return (this.i32[slot * I32_STRIDE + CLOSED]! & 1) !== 0;
   }
 
   setClosed(slot: number): void {
-    this.i32[slot * I32_STRIDE + CLOSED] = 1;
+    const at = slot * I32_STRIDE + CLOSED;
+    this.i32[at] = this.i32[at]! | 1;
   }
 
   proto(slot: number): string {
-    return this.protos[slot]!;
+    return this.protoNames[this.i32[slot * I32_STRIDE + CLOSED]! >>> 1]!;
+  }
+
+  private indexOfProto(proto: string): number {
+    let index = this.protoIndex.get(proto);
+    if (index === undefined) {
+      index = this.protoNames.push(proto) - 1;
+      this.protoIndex.set(proto, index);
+    }
+    return index;
   }
 
   /** Frees a slot. */
@@ -138,7 +149,8 @@ export class SessionTable implements IdWordStore {
   clear(): void {
     this.used = 0;
     this.free.length = 0;
-    this.protos = [];
+    this.protoNames = [];
+    this.protoIndex = new Map();
   }
 
   private grow(): number {
@@ -162,6 +174,7 @@ const NEXT_BYTES = 1;
 const OPENED_AT = 2;
 const NEXT_CLOSED_AT = 3;
 const SEEN = 8;
+/** Bit 0: counted as closed; the bits above: the index of the session's protocol (protoNames). */
 const CLOSED = 9;
 const GROUP = 10;
 const NEXT_GROUP = 11;

@@ -304,6 +304,7 @@ class TargetRunner {
       const outcome = await raceAbort(collector.collect({ signal, log, out }), signal, () => this.deadlineError(collector.name, signal));
       const durationSeconds = (performance.now() - started) / 1000;
       this.sampleSizes.set(collector.name, out.sampleSizes());
+      out.settle();
       return { collector, out, durationSeconds, outcome };
     } catch (error) {
       return { collector, out, durationSeconds: (performance.now() - started) / 1000, error };

@@ -30,6 +30,8 @@ function nameBytes(def: FamilyDef): Buffer {
 export class FamilyState {
   readonly name: Buffer;
   blocks: Uint8Array[];
+  /** Whether `blocks` is another family's array (shareBlocks()): copied before it is written. */
+  private borrowed = false;
   /** Per sample: pairs after the cached block's first label (`,status="running"}`), when any. */
   suffixes: (Uint8Array | undefined)[] | undefined;
   values: Float64Array;
@@ -57,11 +59,35 @@ export class FamilyState {
 
   push(block: Uint8Array, value: number, suffix?: Uint8Array): void {
     const i = this.count;
+    if (this.borrowed) this.ownBlocks();
     if (i === this.values.length) this.values = widened(this.values, Math.max(i * 2, FIRST_SAMPLES));
     if (suffix !== undefined) (this.suffixes ??= new Array<Uint8Array | undefined>(this.blocks.length))[i] = suffix;
     this.blocks[i] = block;
     this.values[i] = value;
     this.count = i + 1;
+  }
+
+  /**
+   * Takes `other`'s array of blocks when its first `count` are this family's, block for block: the
+   * families of a collector that writes one sample per stream (or per group) in the same order then
+   * keep one array of blocks between the end of the run and its rendering, not one each.
+   * Returns whether it did.
+   */
+  shareBlocks(other: FamilyState): boolean {
+    const n = this.count;
+    if (other.count !== n || other.blocks === this.blocks) return false;
+    const mine = this.blocks;
+    const theirs = other.blocks;
+    for (let i = 0; i < n; i++) if (mine[i] !== theirs[i]) return false;
+    this.blocks = theirs;
+    this.borrowed = true;
+    return true;
+  }
+
+  /** Makes `blocks` this family's own again (a sample after shareBlocks()). */
+  private ownBlocks(): void {
+    this.blocks = this.blocks.slice(0, this.count);
+    this.borrowed = false;
   }
 
   get empty(): boolean {
@@ -70,6 +96,7 @@ export class FamilyState {
 
   clear(): void {
     this.blocks = [];
+    this.borrowed = false;
     this.suffixes = undefined;
     this.values = new Float64Array(0);
     this.count = 0;

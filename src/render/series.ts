@@ -259,6 +259,26 @@ export class SeriesWriter {
   }
 
   /**
+   * Marks the end of the run's samples: the families whose label blocks are the same, in the same
+   * order (a collector's per-stream families, the four of each sessions group), keep one array of
+   * them from now on (FamilyState.shareBlocks()). A poll nobody scraped is held as its writers
+   * until the next one replaces it, so those arrays are what a target keeps between polls. A
+   * sample written afterwards still goes to its family alone.
+   */
+  settle(): void {
+    const kept = new Map<number, FamilyState[]>();
+    for (const f of this.families.values()) {
+      if (f.count === 0) continue;
+      const same = kept.get(f.count);
+      if (same === undefined) {
+        kept.set(f.count, [f]);
+        continue;
+      }
+      if (!same.some((other) => f.shareBlocks(other))) same.push(f);
+    }
+  }
+
+  /**
    * Frees the samples once they were rendered (the poller prepares a collector's exposition as soon
    * as it ends), keeping what the run counted: series, shed, dropped, checks and problems.
    * Rendering afterwards writes nothing.

@@ -172,6 +172,34 @@ describe('SeriesWriter budget (the tiers of src/families/define.ts)', () => {
     expect(w.render().size).toBe(0);
   });
 
+  it('renders the same after settle(), and a sample written after it goes to its own family alone', () => {
+    const write = (w: SeriesWriter) => {
+      const cache = new LabelBlockCache();
+      cache.begin(w.constLabels, 0);
+      w.useBlockCache(cache);
+      for (let i = 0; i < 50; i++) {
+        const stream = `s${i}`;
+        w.add(alive, [stream], i % 2 === 0);
+        w.add(clients, [stream], i);
+        w.add(status, [stream, i % 3 === 0 ? 'running' : 'stopped'], 1);
+      }
+      return cache;
+    };
+    const plain = new SeriesWriter([['server', 's']]);
+    write(plain);
+    const settled = new SeriesWriter([['server', 's']]);
+    const cache = write(settled);
+    settled.settle();
+    expect(settled.render()).toEqual(plain.render());
+    // A family that shares its blocks takes a copy before it is written to; the other keeps its own.
+    settled.add(clients, ['late'], 7);
+    settled.add(alive, ['other'], 1);
+    plain.add(clients, ['late'], 7);
+    plain.add(alive, ['other'], 1);
+    expect(settled.render()).toEqual(plain.render());
+    expect(cache.size).toBeGreaterThan(0);
+  });
+
   it('a family first written after its turn to be shed has passed is shed from its first series', () => {
     const w = new SeriesWriter([['server', 's']], 2);
     w.add(alive, ['a'], 1);
@@ -253,6 +281,24 @@ describe('SeriesWriter output bytes', () => {
     const other = new SeriesWriter([['server', 'other']]);
     cache.begin(other.constLabels, 90_002); // another target's labels: nothing carried over
     expect(cache.size).toBe(0);
+  });
+
+  it('gives the place of a freed block to a new stream, and each stream keeps its own block', () => {
+    const cache = new LabelBlockCache();
+    const poll = (now: number, streams: readonly string[]) => {
+      const w = new SeriesWriter([['server', 's']]);
+      cache.begin(w.constLabels, now);
+      w.useBlockCache(cache);
+      for (const s of streams) w.add(clients, [s], 1);
+      cache.sweep(now, 60_000);
+      return lines(w, clients.name);
+    };
+    const expected = (streams: readonly string[]) => streams.map((s) => `flussonic_stream_clients{server="s",stream="${s}"} 1`);
+    const rounds: (readonly string[])[] = [['a', 'b', 'c'], ['a'], ['a'], ['d', 'a', 'e', 'b'], ['b', 'c', 'd']];
+    rounds.forEach((streams, i) => {
+      expect(poll(i * 40_000, streams)).toEqual(expected(streams));
+    });
+    expect(cache.size).toBe(new Set(rounds.slice(-2).flat()).size);
   });
 
   it('writes families with more labels after the stream from the cached stream block, byte for byte as without the cache', () => {
