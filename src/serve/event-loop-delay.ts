@@ -3,9 +3,10 @@
  * same names and help), measured only around scrapes. prom-client samples the delay every 10 ms for
  * the life of the process, and each wake costs about 80 µs of CPU on this kind of machine: 8 ms a
  * second with nothing to do, more than a 1,000-stream poll every 10 s costs in its worker. Here the
- * sampling runs every 50 ms from a scrape until `quietMs` after the last one: what the gauges
- * describe is the serving thread while it serves (a stall of 50 ms or more is always seen, a
- * shorter one in proportion to its length), and between scrapes the process sleeps. A scrape after
+ * sampling runs every 50 ms from a scrape until `quietMs` after the last one (250 ms: the scrape's
+ * response is sent by then, and each sample is a wake of its own): what the gauges describe is the
+ * serving thread while it serves (a stall of 50 ms or more is always seen, a shorter one in
+ * proportion to its length), and between scrapes the process sleeps. A scrape after
  * a quiet spell reports the delays of the last spell; none measured yet reads 0.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
@@ -13,7 +14,7 @@ import { Gauge, type Registry } from 'prom-client';
 
 const RESOLUTION_MS = 50;
 /** Sampling stops this long after the last scrape. */
-const QUIET_MS = 1000;
+const QUIET_MS = 250;
 
 const GAUGES = [
   ['min', 'The minimum recorded event loop delay.', (h: IntervalHistogram) => h.min],
