@@ -3,7 +3,8 @@
  * tests use app.inject()). Its routes are the route table's (routes.ts): each is registered with
  * its methods, and guards.ts, in front of every request, answers from the same entries (web
  * config headers, basic auth, 405, the cap of concurrent scrapes); 404 with a short body elsewhere.
- * Fastify logs through a child of the exporter's logger at warn level: no line per request.
+ * Fastify logs through a child of the exporter's logger at warn level: no line per request, and no
+ * logger made per request.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -25,6 +26,9 @@ const AUTH_THROTTLED = 'flussonic_exporter_http_auth_throttled_total';
 export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
+    // Requests log through that logger itself: a child per request (fastify's default, to bind
+    // its id) copies the bindings through the redaction on every scrape, for lines never written.
+    childLoggerFactory: (logger) => logger,
     // The metrics path is served as configured, also with a trailing slash.
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,

@@ -76,3 +76,13 @@ test('counts 401 for missing or wrong credentials and 503 beyond the scrape cap'
   expect(value(text, REQUESTS, { path: '/-/healthy', code: '200' })).toBe(1);
   expect(value(text, REQUESTS, { path: '/metrics', code: '503' })).toBe(1);
 });
+
+test('requests log through the HTTP logger itself: no logger is made per request', async () => {
+  const { app: served } = app();
+  const loggers = new Set<unknown>();
+  served.addHook('onRequest', async (request) => {
+    loggers.add(request.log);
+  });
+  for (let i = 0; i < 3; i++) expect((await served.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+  expect([...loggers]).toEqual([served.log]);
+});
