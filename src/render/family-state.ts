@@ -104,3 +104,18 @@ export class FamilyState {
     this.suffixCache = undefined;
   }
 }
+
+/**
+ * The families whose label blocks are the same, in the same order (a collector's per-stream
+ * families, the four of each sessions group), keep one array of them (FamilyState.shareBlocks()).
+ * A sample written afterwards still goes to its family alone.
+ */
+export function shareBlockArrays(families: Iterable<FamilyState>): void {
+  const kept = new Map<number, FamilyState[]>();
+  for (const f of families) {
+    if (f.count === 0) continue;
+    const same = kept.get(f.count);
+    if (same === undefined) kept.set(f.count, [f]);
+    else if (!same.some((other) => f.shareBlocks(other))) same.push(f);
+  }
+}

@@ -1,7 +1,7 @@
 import type { FamilyDef } from '../families/define.js';
 import { ValueChecks } from '../families/ranges.js';
 import { FamilyBytes } from './family-bytes.js';
-import { FamilyState } from './family-state.js';
+import { FamilyState, shareBlockArrays } from './family-state.js';
 import type { LabelBlockCache } from './label-blocks.js';
 import { mayExceed, truncateLabelValue } from './label-cap.js';
 import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
@@ -259,23 +259,12 @@ export class SeriesWriter {
   }
 
   /**
-   * Marks the end of the run's samples: the families whose label blocks are the same, in the same
-   * order (a collector's per-stream families, the four of each sessions group), keep one array of
-   * them from now on (FamilyState.shareBlocks()). A poll nobody scraped is held as its writers
-   * until the next one replaces it, so those arrays are what a target keeps between polls. A
-   * sample written afterwards still goes to its family alone.
+   * Marks the end of the run's samples: families with the same label blocks in the same order keep
+   * one array of them from now on (shareBlockArrays()). A poll nobody scraped is held as its
+   * writers until the next one replaces it, so those arrays are what a target keeps between polls.
    */
   settle(): void {
-    const kept = new Map<number, FamilyState[]>();
-    for (const f of this.families.values()) {
-      if (f.count === 0) continue;
-      const same = kept.get(f.count);
-      if (same === undefined) {
-        kept.set(f.count, [f]);
-        continue;
-      }
-      if (!same.some((other) => f.shareBlocks(other))) same.push(f);
-    }
+    shareBlockArrays(this.families.values());
   }
 
   /**
