@@ -257,19 +257,25 @@ describe('SeriesWriter output bytes', () => {
     }
   });
 
+  /** One poll of target `s` through `cache` at `now`: `write` adds its samples, then blocks unused for 60 s are freed. */
+  const cachedPoll = (cache: LabelBlockCache, now: number, write: (w: SeriesWriter) => void): SeriesWriter => {
+    const w = new SeriesWriter([['server', 's']]);
+    cache.begin(w.constLabels, now);
+    w.useBlockCache(cache);
+    write(w);
+    cache.sweep(now, 60_000);
+    return w;
+  };
+
   it('reuses the label block a cache holds for a stream, across writers, and frees unused ones', () => {
     const cache = new LabelBlockCache();
-    const poll = (now: number, streams: readonly string[]) => {
-      const w = new SeriesWriter([['server', 's']]);
-      cache.begin(w.constLabels, now);
-      w.useBlockCache(cache);
-      for (const s of streams) {
-        w.add(alive, [s], 1);
-        w.add(clients, [s], 2);
-      }
-      cache.sweep(now, 60_000);
-      return w;
-    };
+    const poll = (now: number, streams: readonly string[]) =>
+      cachedPoll(cache, now, (w) => {
+        for (const s of streams) {
+          w.add(alive, [s], 1);
+          w.add(clients, [s], 2);
+        }
+      });
     const first = poll(0, ['a', 'b"q']);
     expect(lines(first, clients.name)).toEqual(['flussonic_stream_clients{server="s",stream="a"} 2', 'flussonic_stream_clients{server="s",stream="b\\"q"} 2']);
     expect(cache.size).toBe(2);
@@ -285,14 +291,7 @@ describe('SeriesWriter output bytes', () => {
 
   it('gives the place of a freed block to a new stream, and each stream keeps its own block', () => {
     const cache = new LabelBlockCache();
-    const poll = (now: number, streams: readonly string[]) => {
-      const w = new SeriesWriter([['server', 's']]);
-      cache.begin(w.constLabels, now);
-      w.useBlockCache(cache);
-      for (const s of streams) w.add(clients, [s], 1);
-      cache.sweep(now, 60_000);
-      return lines(w, clients.name);
-    };
+    const poll = (now: number, streams: readonly string[]) => lines(cachedPoll(cache, now, (w) => streams.forEach((s) => w.add(clients, [s], 1))), clients.name);
     const expected = (streams: readonly string[]) => streams.map((s) => `flussonic_stream_clients{server="s",stream="${s}"} 1`);
     const rounds: (readonly string[])[] = [['a', 'b', 'c'], ['a'], ['a'], ['d', 'a', 'e', 'b'], ['b', 'c', 'd']];
     rounds.forEach((streams, i) => {
