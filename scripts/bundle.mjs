@@ -21,9 +21,10 @@ const { ENTRY_SCRIPTS } = await import(new URL('../dist/thread-entries.js', impo
 
 /** A module's name in the manifest: a package by its name, an own module by its path under dist/. */
 function moduleName(id) {
-  const nm = id.lastIndexOf(`${sep}node_modules${sep}`);
+  const marker = `${sep}node_modules${sep}`;
+  const nm = id.lastIndexOf(marker);
   if (nm >= 0) {
-    const parts = id.slice(nm + 14).split(sep);
+    const parts = id.slice(nm + marker.length).split(sep);
     return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
   }
   return relative(DIST, id).split(sep).join('/');
