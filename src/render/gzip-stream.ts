@@ -1,8 +1,9 @@
 /**
  * One gzip stream built from pieces compressed apart. The exposition is kept per target and
  * family; each piece is deflated once, where it is made (in a worker), as raw deflate ended with
- * Z_SYNC_FLUSH: no final block, byte-aligned, no reference to earlier data, so pieces can follow
- * each other in any order and still form one valid deflate stream. A response is then
+ * Z_SYNC_FLUSH, or stored as it is when short (pollPiece): no final block, byte-aligned, no
+ * reference to earlier data, so pieces can follow each other in any order and still form one valid
+ * deflate stream. A response is then
  *
  *   gzip header | piece | piece | ... | self-metrics (final block) | CRC-32 | ISIZE
  *
@@ -38,6 +39,35 @@ export const GZIP_LEVEL = 1;
 export function deflatePiece(plain: Uint8Array): DeflatedPiece {
   const deflated = deflateRawSync(plain, { level: GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
   return { deflated, crc: crc32(plain), bytes: plain.length, shift: shiftOf(plain.length) };
+}
+
+/**
+ * Text shorter than this is stored in its piece as it is (a deflate stored block) when made per
+ * poll: most families of a small server are a line or two (27 of 44 below 256 bytes at 100
+ * streams), and a zlib stream costs more to set up than deflating so little saves.
+ */
+export const STORE_BELOW = 256;
+
+/** A piece of text made every poll: stored when shorter than STORE_BELOW, deflated otherwise. */
+export function pollPiece(plain: Uint8Array): DeflatedPiece {
+  if (plain.length >= STORE_BELOW) return deflatePiece(plain);
+  return { deflated: storedBlock(plain), crc: crc32(plain), bytes: plain.length, shift: shiftOf(plain.length) };
+}
+
+/**
+ * `plain` as one non-final stored block (RFC 1951 3.2.4): it starts and ends on a byte boundary
+ * with no reference to other data, as a sync-flushed piece does. At most 65,535 bytes.
+ */
+function storedBlock(plain: Uint8Array): Uint8Array {
+  const n = plain.length;
+  const out = new Uint8Array(5 + n);
+  // Byte 0: BFINAL 0 and BTYPE 00, padded to the byte boundary. Then LEN and NLEN, little-endian.
+  out[1] = n & 0xff;
+  out[2] = n >>> 8;
+  out[3] = ~n & 0xff;
+  out[4] = (~n >>> 8) & 0xff;
+  out.set(plain, 5);
+  return out;
 }
 
 /** What a run of pieces adds up to: the CRC and length of their text. */

@@ -3,7 +3,7 @@
  * pieces of the response's gzip stream, so the serving thread only joins and sends them.
  */
 import { FamilyBytes } from './family-bytes.js';
-import { deflatePiece, joinPieces, type DeflatedPiece } from './gzip-stream.js';
+import { joinPieces, pollPiece, type DeflatedPiece } from './gzip-stream.js';
 /**
  * The upstream-derived samples of one target (server or catena) from its last good poll: per
  * family, its sample lines as blocks of UTF-8, each line ending in a newline (SeriesWriter.render()).
@@ -45,7 +45,7 @@ export interface SampleSource {
 const SPILL_BYTES = 256 * 1024;
 const rendering = new FamilyBytes();
 const spilled: DeflatedPiece[] = [];
-rendering.spillTo((bytes) => spilled.push(deflatePiece(bytes)), SPILL_BYTES);
+rendering.spillTo((bytes) => spilled.push(pollPiece(bytes)), SPILL_BYTES);
 
 /**
  * The prepared exposition of one poll's sources (its collectors' writers): each family rendered
