@@ -47,6 +47,43 @@ describe('event-loop delay sampled around scrapes', () => {
     expect(await read(registry, 'max')).toBeGreaterThan(0.12);
   });
 
+  it('gives every gauge of a scrape the same spell, with figures that agree with each other', async () => {
+    const registry = new Registry();
+    const delay = new EventLoopDelay(registry, 5000);
+    delay.busy();
+    for (let i = 0; i < 6; i++) {
+      await tick(60);
+      block(10 + 20 * i);
+    }
+    await tick(60);
+    const stats = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'];
+    const first = await Promise.all(stats.map((s) => read(registry, s)));
+    // Read again with no sample between: the same spell, read in another order.
+    const again = await Promise.all([...stats].reverse().map((s) => read(registry, s)));
+    expect(again.reverse()).toEqual(first);
+    const [min, max, mean, stddev, p50, p90, p99] = first as [number, number, number, number, number, number, number];
+    expect(max).toBeGreaterThan(0.05); // the 110 ms stall, less at most one sampling period
+    expect(min).toBeLessThanOrEqual(p50);
+    expect(p50).toBeLessThanOrEqual(p90);
+    expect(p90).toBeLessThanOrEqual(p99);
+    expect(p99).toBeLessThanOrEqual(max);
+    expect(mean).toBeGreaterThan(min);
+    expect(mean).toBeLessThan(max);
+    // Stalls of 10-110 ms among near-zero samples: spread out, and never more than half the range.
+    expect(stddev).toBeGreaterThan(0.005);
+    expect(stddev).toBeLessThanOrEqual((max - min) / 2 + 1e-9);
+  });
+
+  it('reports the setImmediate lag of the previous scrape as nodejs_eventloop_lag_seconds', async () => {
+    const registry = new Registry();
+    new EventLoopDelay(registry, 5000);
+    const lag = () => registry.getSingleMetric('nodejs_eventloop_lag_seconds')!.get().then((m) => m.values[0]!.value);
+    expect(await lag()).toBe(0);
+    block(120); // the setImmediate started by the read above waits for this
+    await tick(10);
+    expect(await lag()).toBeGreaterThan(0.1);
+  });
+
   it('replaces prom-client gauges of the same names in the self-metrics', async () => {
     const self = new SelfMetrics({ version: 't', revision: 'r' });
     const text = await self.render();
