@@ -201,6 +201,17 @@ describe('failures', () => {
     }
   });
 
+  it('reads a body of ASCII only and one with UTF-8 characters alike, escaped or not', async () => {
+    // JSON with every character past ASCII written as \uXXXX: the body is ASCII only.
+    const escaped = (value: unknown) => JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    for (const name of ['plain/ch-1', 'Первый канал', 'café ☕', 'camera 🎥']) {
+      for (const body of [JSON.stringify({ name }), escaped({ name })]) {
+        const { client } = await setup(() => ({ body: Buffer.from(body, 'utf8') }));
+        expect((await client.getJson('/config/stats', '/config/stats', AbortSignal_())).name).toBe(name);
+      }
+    }
+  });
+
   it('maps a JSON body that is not an object to shape', async () => {
     const { client } = await setup(() => ({ json: [1, 2, 3] }));
     const e = await failure(client.getJson('/config/stats', '/config/stats', AbortSignal_()));
