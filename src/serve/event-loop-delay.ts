@@ -86,24 +86,28 @@ export class EventLoopDelay {
     registry: Registry,
     private readonly quietMs = QUIET_MS,
   ) {
-    const self = this;
+    // The last lag measured, and a new measurement started for the next scrape.
+    const lag = (): number => {
+      const start = process.hrtime.bigint();
+      setImmediate(() => (this.lag = Number(process.hrtime.bigint() - start) / 1e9));
+      return this.lag;
+    };
     new Gauge({
       name: LAG,
       help: 'Lag of event loop in seconds.',
       registers: [registry],
       collect() {
-        const start = process.hrtime.bigint();
-        setImmediate(() => (self.lag = Number(process.hrtime.bigint() - start) / 1e9));
-        this.set(self.lag);
+        this.set(lag());
       },
     });
     STATS.forEach(([stat, help], i) => {
+      const read = (): number => this.current()[i]!;
       new Gauge({
         name: `nodejs_eventloop_lag_${stat}_seconds`,
         help,
         registers: [registry],
         collect() {
-          this.set(self.current()[i]!);
+          this.set(read());
         },
       });
     });
