@@ -37,7 +37,11 @@ export interface DeflatedPiece {
 export const GZIP_LEVEL = 1;
 
 export function deflatePiece(plain: Uint8Array): DeflatedPiece {
-  const deflated = deflateRawSync(plain, { level: GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+  return pieceOf(plain, deflateRawSync(plain, { level: GZIP_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }));
+}
+
+/** `plain` in its compressed form `deflated`, with the CRC and length of its text. */
+function pieceOf(plain: Uint8Array, deflated: Uint8Array): DeflatedPiece {
   return { deflated, crc: crc32(plain), bytes: plain.length, shift: shiftOf(plain.length) };
 }
 
@@ -50,8 +54,7 @@ export const STORE_BELOW = 256;
 
 /** A piece of text made every poll: stored when shorter than STORE_BELOW, deflated otherwise. */
 export function pollPiece(plain: Uint8Array): DeflatedPiece {
-  if (plain.length >= STORE_BELOW) return deflatePiece(plain);
-  return { deflated: storedBlock(plain), crc: crc32(plain), bytes: plain.length, shift: shiftOf(plain.length) };
+  return plain.length < STORE_BELOW ? pieceOf(plain, storedBlock(plain)) : deflatePiece(plain);
 }
 
 /**
@@ -115,7 +118,7 @@ export interface FinalPiece {
 }
 
 export function finalPiece(tail: Uint8Array): FinalPiece {
-  return { deflated: deflateRawSync(tail, { level: GZIP_LEVEL }), crc: crc32(tail), shift: shiftOf(tail.length), bytes: tail.length };
+  return pieceOf(tail, deflateRawSync(tail, { level: GZIP_LEVEL }));
 }
 
 /**
