@@ -7,7 +7,10 @@
 // thirds of the time.
 // What is loaded only on demand (the cluster-peer client, the demo) stays a separate chunk under
 // dist/chunks/; the simulator package is never bundled (it is optional and found at run time).
-// Identifiers keep their names, so stack traces in logs read as in the sources.
+// Identifiers keep their names, so stack traces in logs read as in the sources. The output is
+// ASCII (other characters escaped) and without comments: V8 keeps a script's source in the heap of
+// every thread that runs it, and one character above U+007F would store all of it at two bytes a
+// character. The bundled packages are dependencies all the same, installed with their licences.
 // dist/bundles.json lists the modules each entry loads at start (test/runtime/main-thread-imports).
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -59,6 +62,8 @@ for (const entry of Object.values(ENTRY_SCRIPTS)) {
     chunkFileNames: 'chunks/[name]-[hash].js',
     format: 'esm',
     minify: { mangle: false, compress: { keepNames: { function: true, class: true } } },
+    charset: 'ascii',
+    comments: false,
   });
   await bundle.close();
   const chunks = new Map(output.filter((o) => o.type === 'chunk').map((c) => [c.fileName, c]));

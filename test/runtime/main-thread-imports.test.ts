@@ -4,7 +4,7 @@
  * loaded on demand (dynamic import()) stays in chunks of its own and is not listed. The HTTP client
  * (undici; with the clients about 5 MB of RSS) and the poll runtime belong to the worker threads.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -43,5 +43,19 @@ describe('modules of the serving thread', () => {
     const chunk = /import\(["'`]\.\/(chunks\/demo-[\w-]+\.js)["'`]\)/.exec(main);
     expect(chunk, 'dist/main.js imports the demo chunk on demand').not.toBeNull();
     expect(readFileSync(resolve(DIST, chunk![1]!), 'utf8')).toMatch(new RegExp(`import\\(["'\`]${SIMULATOR}["'\`]\\)`));
+  });
+});
+
+describe('the shipped scripts', () => {
+  it('are ASCII, so V8 keeps their source at one byte per character', () => {
+    // A thread keeps its script's source in its heap for lazy compilation, and a single character
+    // above U+007F stores the whole of it as two-byte text (1.7 MB more for dist/main.js).
+    const scripts = [...Object.values(ENTRY_SCRIPTS), ...readdirSync(resolve(DIST, 'chunks')).map((f) => `chunks/${f}`)];
+    expect(scripts.length).toBeGreaterThan(3);
+    for (const script of scripts) {
+      const text = readFileSync(resolve(DIST, script), 'latin1');
+      const at = text.search(/[^\x00-\x7f]/);
+      expect(at, `dist/${script} has a non-ASCII byte at ${at}: ${JSON.stringify(text.slice(Math.max(0, at - 30), at + 10))}`).toBe(-1);
+    }
   });
 });
