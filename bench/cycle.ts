@@ -52,6 +52,8 @@ export interface CycleScenario {
 
 export const WARM_INTERVAL_MS = 500;
 export const WARM_POLLS = 30;
+/** Replays of the warm-up round's requests before its floor is measured (floorOf()). */
+const REPLAY_WARM = WARM_POLLS;
 
 const scenario = (shape: 'flat' | 'nested', streams: number, sessions: number, intervalS: number, minRounds = 0): CycleScenario => {
   const k = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
@@ -183,9 +185,16 @@ export interface CycleOptions {
   readonly profileDir?: string;
 }
 
-/** The floor of one round: its poll's requests replayed, then the served text gzip'd once. */
-async function floorOf(floor: Child, origin: string, records: readonly RequestRecord[], text: Buffer, file: string, level: number): Promise<{ replay: Replayed; gzip: Gzipped }> {
-  const replay = await floor.request<Replayed>({ type: 'replay', origin, paths: records.map(pathOf) });
+/**
+ * The floor of one round: its poll's requests replayed, then the served text gzip'd once. With
+ * `warm`, the requests are replayed that many times before (in the warm-up round after the
+ * command's warm-up polls): the replaying process has then compiled its code as the command has,
+ * and the first counted rounds do not measure its JIT.
+ */
+async function floorOf(floor: Child, origin: string, records: readonly RequestRecord[], text: Buffer, file: string, level: number, warm: number): Promise<{ replay: Replayed; gzip: Gzipped }> {
+  const paths = records.map(pathOf);
+  for (let i = 0; i < warm; i++) await floor.request<Replayed>({ type: 'replay', origin, paths });
+  const replay = await floor.request<Replayed>({ type: 'replay', origin, paths });
   writeFileSync(file, text);
   const gzip = await floor.request<Gzipped>({ type: 'gzip', file, level });
   return { replay, gzip };
@@ -234,7 +243,7 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
       // The floor of every round, counted or not (both sides warm up alike), while the exporter
       // idles: the poll's requests as logged so far (the round's end checks that none came after).
       const replayed = sim.requests.entries().filter(isExporterRequest);
-      const floorWork = text ? floorOf(floor, sim.url, replayed, text, join(dir, 'exposition.txt'), options.gzipLevel) : Promise.resolve(undefined);
+      const floorWork = text ? floorOf(floor, sim.url, replayed, text, join(dir, 'exposition.txt'), options.gzipLevel, i === 0 && s.warmPolls > 0 ? REPLAY_WARM : 0) : Promise.resolve(undefined);
       await sleep(started + 0.85 * intervalMs - performance.now());
       const reading = readCpu(command.pid);
       const at = performance.now();
