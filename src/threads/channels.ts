@@ -5,6 +5,7 @@
  * thread can crash. This module does not load the runtime: the serving thread never needs it.
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { nodeFlagGiven } from '../lib/node-flags.js';
 import type { FromWorker, ToWorker, WorkerSettings } from './protocol.js';
 
 export interface WorkerChannel {
@@ -38,7 +39,7 @@ export const WORKER_OLD_GENERATION_MB = 1024;
 export const WORKER_YOUNG_GENERATION_MB = 4;
 
 export function workerResourceLimits(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): ResourceLimits {
-  const explicit = [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(a));
+  const explicit = nodeFlagGiven('--max-old-space-size', execArgv, nodeOptions);
   const young = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
   return explicit ? young : { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB, ...young };
 }

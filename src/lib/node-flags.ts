@@ -1,0 +1,10 @@
+/**
+ * Whether a node or V8 flag was given to this process, on the node command line or in
+ * NODE_OPTIONS: a setting the process would otherwise choose itself is then the user's.
+ */
+export function nodeFlagGiven(flag: string, execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
+  // V8 reads `-` and `_` alike in a flag's name.
+  const name = flag.replace(/^--/, '').replace(/[-_]/g, '[-_]');
+  const given = new RegExp(`^--${name}(=|$)`);
+  return [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => given.test(a));
+}

