@@ -7,9 +7,9 @@
  * at the same CPU per poll. The worker threads' young generations are capped besides
  * (WORKER_YOUNG_GENERATION_MB).
  *
- * The command imports this module first, so it runs before any other module allocates and before
- * a thread starts (a thread's heap reads the setting when it is made). A semi-space flag given on
- * the node command line or in NODE_OPTIONS is left to rule.
+ * The command imports this module first, so it runs before any other module allocates. V8's flags
+ * are the process's: every thread's heap, the workers' too, grows by this factor from then on. A
+ * semi-space flag given on the node command line or in NODE_OPTIONS is left to rule.
  */
 import { setFlagsFromString } from 'node:v8';
 import { nodeFlagGiven } from './lib/node-flags.js';
