@@ -14,16 +14,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { nodeFlagGiven } from './lib/node-flags.js';
 
-export const YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
-
 /** The flags that size the young generation: given any of them, the user's choice stands. */
 const SEMI_SPACE_FLAGS = ['--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size'];
 
-/** Sets YOUNG_GENERATION_FLAG unless a semi-space flag was given; returns whether it did. */
-export function keepYoungGenerationSmall(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  if (SEMI_SPACE_FLAGS.some((f) => nodeFlagGiven(f, execArgv, nodeOptions))) return false;
-  setFlagsFromString(YOUNG_GENERATION_FLAG);
-  return true;
-}
-
-keepYoungGenerationSmall();
+if (!SEMI_SPACE_FLAGS.some((flag) => nodeFlagGiven(flag))) setFlagsFromString('--semi-space-growth-factor=1');
