@@ -1,14 +1,13 @@
 /**
- * The young generation of the process's heaps does not grow. V8 doubles a thread's young
- * generation whenever most of what it allocated survives a collection, up to 32 MiB, and the
- * serving thread's start-up (loading its script, building the config) is such a time: its young
+ * The serving thread's young generation does not grow. V8 doubles a thread's young generation
+ * whenever most of what it allocated survives a collection, up to 32 MiB, and the serving
+ * thread's start-up (loading its script, building the config) is such a time: its young
  * generation reached 8 MiB and stayed committed while the thread then allocates little. With a
  * growth factor of 1 it stays at 4 MiB, and a 1,000-stream server's process peaks 3-6 MB lower
- * at the same CPU per poll. The worker threads' young generations are capped besides
- * (WORKER_YOUNG_GENERATION_MB).
+ * at the same CPU per poll. A worker thread's young generation is sized by its own cap
+ * (WORKER_YOUNG_GENERATION_MB), within which it still grows whatever this flag says.
  *
- * The command imports this module first, so it runs before any other module allocates. V8's flags
- * are the process's: every thread's heap, the workers' too, grows by this factor from then on. A
+ * The command imports this module first, so it runs before any other module allocates. A
  * semi-space flag given on the node command line or in NODE_OPTIONS is left to rule.
  */
 import { setFlagsFromString } from 'node:v8';

@@ -1,6 +1,7 @@
 /**
- * The young generation of the command's heaps does not grow (src/young-generation.ts), unless a
- * semi-space flag was given; the flags given are found on the node command line and in NODE_OPTIONS.
+ * The young generation of the command's serving thread does not grow (src/young-generation.ts),
+ * unless a semi-space flag was given; the flags given are found on the node command line and in
+ * NODE_OPTIONS.
  */
 import { execFileSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
