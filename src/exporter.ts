@@ -8,8 +8,10 @@
  * worker threads (`workers` in the config; src/threads/). The set of targets is decided here:
  * the fleet layer (src/fleet/) merges the static config with discovery and keeps this replica's
  * shard, and the owned targets are handed to the pool's apply(), the one seam where they enter.
- * The serving thread never loads the poll runtime or the HTTP client: the workers run the built-in
- * collectors (src/threads/worker.ts).
+ * The serving thread does not load the poll runtime or the HTTP client: the workers run the
+ * built-in collectors (src/threads/worker.ts). With `workers: 0` the command loads the runtime
+ * and hands it in (ExporterDeps.inProcessChannels): the polls run on the serving thread, over the
+ * same messages a worker thread gets.
  */
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -23,7 +25,8 @@ import { CONNECTION_DROP_REASONS, type ConnectionDropReason } from './serve/limi
 import { SelfMetrics } from './serve/self.js';
 import { targetDescriptions } from './threads/target-descriptions.js';
 import { USER_AGENT_PRODUCT } from './version.js';
-import { threadChannels } from './threads/channels.js';
+import { threadChannels, type ChannelFactory } from './threads/channels.js';
+import type { InProcessDeps } from './threads/in-process.js';
 import { entryScript } from './thread-entries.js';
 import { WorkerPool } from './threads/pool.js';
 import { EventsReceiver } from './events/receiver.js';
@@ -45,6 +48,8 @@ export interface ExporterDeps {
   readonly healthWithoutAuth?: boolean;
   /** POST /-/reload (--web.enable-lifecycle); absent: 403. */
   readonly lifecycle?: AppDeps['lifecycle'];
+  /** The poll runtime on this thread (src/threads/in-process.ts), required with `workers: 0`. */
+  readonly inProcessChannels?: (deps: InProcessDeps) => ChannelFactory;
 }
 
 export interface Exporter {
@@ -70,6 +75,11 @@ export interface Exporter {
 
 const CONNECTIONS_DROPPED = 'flussonic_exporter_http_connections_dropped_total';
 
+function servingThreadChannels(deps: ExporterDeps, runtime: InProcessDeps): ChannelFactory {
+  if (!deps.inProcessChannels) throw new Error('workers: 0 polls on the serving thread, which needs the poll runtime (ExporterDeps.inProcessChannels)');
+  return deps.inProcessChannels(runtime);
+}
+
 /** How long stop() lets aborted polls and pools wind down before the threads are ended. */
 const STOP_GRACE_MS = 4000;
 
@@ -86,13 +96,14 @@ export function createExporter(deps: ExporterDeps): Exporter {
   const cache = new ExpositionCache({ free: (buffers) => freeBuffers(buffers) });
   const userAgent = `${USER_AGENT_PRODUCT}/${version}`;
   // max_connections is split evenly over the workers: each has its own socket budget.
-  const maxConnections = Math.max(1, Math.floor((config.maxConnections ?? DEFAULT_MAX_CONNECTIONS) / config.workers));
-  const channels = threadChannels(entryScript('poller'), { logLevel: config.logLevel, userAgent, maxConnections });
+  const runtimes = Math.max(1, config.workers);
+  const maxConnections = Math.max(1, Math.floor((config.maxConnections ?? DEFAULT_MAX_CONNECTIONS) / runtimes));
+  const channels = config.workers > 0 ? threadChannels(entryScript('poller'), { logLevel: config.logLevel, userAgent, maxConnections }) : servingThreadChannels(deps, { log: logger, userAgent, maxConnections });
   // The event sink receiver (events.enabled): fed by the events route, joined with the polls' streams.
   const events = config.events ? new EventsReceiver(config.events, logger.child({ component: 'events' })) : undefined;
   const destination = (logger as unknown as Record<symbol, { write(line: string): void }>)[pino.symbols.streamSym]!;
   const pool = new WorkerPool({
-    size: config.workers,
+    size: runtimes,
     channels,
     cache,
     self,

@@ -73,6 +73,8 @@ async function run(command: Extract<CliCommand, { kind: 'run' }>): Promise<numbe
     ...(command.shard ? { shard: command.shard } : {}),
     ...(web.externalAddress !== undefined ? { externalAddress: web.externalAddress } : {}),
     demo: demo !== undefined,
+    // workers: 0 polls here; otherwise this thread never loads the poll runtime.
+    ...(config.workers === 0 ? { inProcessChannels: (await import('./threads/in-process.js')).inProcessChannels } : {}),
   });
   // Signals are handled from here on: one that arrives while binding the port still stops cleanly.
   let stopping = false;

@@ -26,8 +26,8 @@ const UNCOUNTED: ApiStats = { request: () => undefined, error: () => undefined, 
  * would withdraw the peers only the failed seed knows, and the last good list is safer.
  */
 export async function readClusterPeers(source: ClusterPeersSource, template: ServerSettings, deps: ClusterPeersDeps, signal: AbortSignal): Promise<DiscoveredServer[]> {
-  // Loaded here, not with the module: this runs on the serving thread, which otherwise never loads
-  // the HTTP client (src/threads/channels.ts, deferredChannels()).
+  // Loaded here, not with the module: this runs on the serving thread, which otherwise loads the
+  // HTTP client only with `workers: 0`.
   const { FlussonicClient } = await import('../flussonic/client.js');
   const byName = new Map<string, DiscoveredServer>();
   for (const [index, seed] of source.seeds.entries()) {

@@ -1,9 +1,10 @@
 /**
  * The pool's channels to worker runtimes on this thread, each over a MessageChannel, with the same
- * protocol as a worker thread: for collector tables that are functions, which cannot cross threads
- * (the poller's and the HTTP face's tests with scripted collectors), and for measuring what the
- * built-in collectors keep in this heap (bench/memory.ts). The exporter itself never loads it: it
- * brings the collectors and the HTTP client.
+ * protocol as a worker thread: for `workers: 0` (one small server polled on the serving thread,
+ * which the command then loads this module for), for collector tables that are functions, which
+ * cannot cross threads (the poller's and the HTTP face's tests with scripted collectors), and for
+ * measuring what the built-in collectors keep in this heap (bench/memory.ts). It brings the
+ * collectors and the HTTP client, so the command loads it only with `workers: 0`.
  */
 import { MessageChannel } from 'node:worker_threads';
 import { COLLECTORS } from '../collect/index.js';

@@ -1,8 +1,8 @@
 /**
  * The targets as the main thread knows them: plain descriptions of the configured (or discovered)
  * servers and Catena services, and a fingerprint to tell whether one changed. What a worker makes
- * of a description (clients, collectors) is in src/poll/targets.ts, which the main thread never loads:
- * the HTTP clients cost the serving thread memory it does not need.
+ * of a description (clients, collectors) is in src/poll/targets.ts, which the main thread loads only
+ * with `workers: 0`: the HTTP clients cost the serving thread memory it does not otherwise need.
  */
 import type { ExporterConfig } from '../config/types.js';
 import type { TargetDescription } from './protocol.js';

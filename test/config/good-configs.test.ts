@@ -19,8 +19,9 @@ function load(yaml: string, env: Record<string, string> = {}): ExporterConfig {
 }
 
 describe('defaults', () => {
-  test('workers: one per available core by default, or as set', () => {
+  test('workers: one per available core by default, or as set (0: polls on the serving thread)', () => {
     expect(load('workers: 3\nservers:\n  - name: e\n    url: http://f\n').workers).toBe(3);
+    expect(load('workers: 0\nservers:\n  - name: e\n    url: http://f\n').workers).toBe(0);
   });
 
   test('a server with only name and url gets every default', () => {
