@@ -336,7 +336,7 @@ export const configSchema = (c: SchemaContext) =>
       .optional()
       .meta(
         help(
-          'worker threads that poll (default: one per core the process may use). 0 polls on the serving thread, for one small server (up to about 1,000 streams): one thread and about 10 MB less, while a scrape that comes during a poll waits for the poll\'s next pause. Takes effect at the next restart',
+          'worker threads that poll (default: one per core the process may use). 0 polls on the serving thread, for one small server (up to about 1,000 streams): one thread and 15-20 MB less, while a scrape that comes during a poll waits for the poll\'s next pause. Takes effect at the next restart',
         ),
       ),
     max_connections: int(1, 1_000_000).optional().meta({ default: DEFAULT_MAX_CONNECTIONS }).meta(
