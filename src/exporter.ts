@@ -112,13 +112,27 @@ export function createExporter(deps: ExporterDeps): Exporter {
     ...(events ? { streamsExported: (server: string, streams: readonly string[]) => events.streamsExported(server, streams) } : {}),
   });
   freeBuffers = (buffers) => pool.free(buffers);
+  // workers: 0 is meant for one small server: polling more on the serving thread is said once.
+  const onServingThread = config.workers === 0;
+  let servingThreadWarned = false;
+  const apply = (owned: ExporterConfig): void => {
+    const targets = targetDescriptions(owned);
+    if (onServingThread && targets.length > 1 && !servingThreadWarned) {
+      servingThreadWarned = true;
+      logger.warn(
+        { targets: targets.length },
+        'workers: 0 polls every target on the serving thread, where a scrape waits while a poll parses a page; it is meant for one small server: set workers to 1 or more for several',
+      );
+    }
+    pool.apply(targets);
+  };
   // Discovery and sharding decide which targets this replica polls; the pool gets only those.
   const fleet = new Fleet(
     {
       shard: deps.shard ?? SINGLE_SHARD,
       log: logger,
       self,
-      apply: (owned) => pool.apply(targetDescriptions(owned)),
+      apply,
       userAgent,
       ...(events ? { known: (servers: Parameters<EventsReceiver['setServers']>[0]) => events.setServers(servers) } : {}),
     },

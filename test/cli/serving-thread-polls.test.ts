@@ -1,7 +1,7 @@
 /**
  * `workers: 0`: the command polls on its serving thread (src/threads/in-process.ts, loaded only
- * then) and exports what a worker thread would, with fewer threads. The real command against the
- * simulator (frozen clock, no churn), once with `workers: 0` and once with `workers: 1`.
+ * then) and exports what a worker thread would, with fewer threads; with several targets it says
+ * once that they all poll there. The real command against the simulator (frozen clock, no churn).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,10 +28,18 @@ interface Run {
   readonly threads: number | undefined;
 }
 
+/** The command with `workers` and one server entry per name, all the simulator. */
+function start(workers: number, names: readonly string[] = ['edge']): ExporterProcess {
+  const servers = names.map((name) => `  - name: ${name}\n    url: ${sim.url}\n`).join('');
+  const config = dir.write(`workers-${workers}-${names.length}.yaml`, `listen_address: 127.0.0.1:0\nworkers: ${workers}\npoll_interval: 1h\nservers:\n${servers}`);
+  return new ExporterProcess(['--config', config]);
+}
+
+const SEVERAL = /^workers: 0 polls every target on the serving thread/;
+
 /** Starts the command with `workers`, waits for a good poll of the simulator, and reads it. */
 async function run(workers: number): Promise<Run> {
-  const config = dir.write(`workers-${workers}.yaml`, `listen_address: 127.0.0.1:0\nworkers: ${workers}\npoll_interval: 1h\nservers:\n  - name: edge\n    url: ${sim.url}\n`);
-  const p = new ExporterProcess(['--config', config]);
+  const p = start(workers);
   try {
     const url = `${await p.baseUrl()}/metrics`;
     let text = '';
@@ -47,6 +55,7 @@ async function run(workers: number): Promise<Run> {
       .sort();
     const status = `/proc/${p.child.pid}/status`;
     const threads = existsSync(status) ? Number(/^Threads:\s+(\d+)$/m.exec(readFileSync(status, 'utf8'))?.[1]) : undefined;
+    expect(p.logs.filter((l) => SEVERAL.test(l.msg ?? ''))).toEqual([]);
     return { series, threads };
   } finally {
     p.child.kill('SIGTERM');
@@ -64,4 +73,18 @@ describe('workers: 0', () => {
     if (here.threads === undefined || worker.threads === undefined) return;
     expect(here.threads).toBeLessThan(worker.threads);
   }, 60_000);
+
+  it('says once, naming the setting, that several targets all poll on the serving thread', async () => {
+    const p = start(0, ['edge-1', 'edge-2', 'edge-3']);
+    try {
+      const line = await p.waitForLog((l) => SEVERAL.test(l.msg ?? ''));
+      expect(line).toMatchObject({ level: 40, targets: 3 });
+      expect(line.msg).toMatch(/set workers to 1 or more/);
+      await p.baseUrl();
+      expect(p.logs.filter((l) => SEVERAL.test(l.msg ?? ''))).toHaveLength(1);
+    } finally {
+      p.child.kill('SIGTERM');
+      await p.exitWithin(10_000);
+    }
+  }, 30_000);
 });
