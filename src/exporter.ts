@@ -113,12 +113,11 @@ export function createExporter(deps: ExporterDeps): Exporter {
   });
   freeBuffers = (buffers) => pool.free(buffers);
   // workers: 0 is meant for one small server: polling more on the serving thread is said once.
-  const onServingThread = config.workers === 0;
-  let servingThreadWarned = false;
+  let severalSaid = config.workers > 0;
   const apply = (owned: ExporterConfig): void => {
     const targets = targetDescriptions(owned);
-    if (onServingThread && targets.length > 1 && !servingThreadWarned) {
-      servingThreadWarned = true;
+    if (targets.length > 1 && !severalSaid) {
+      severalSaid = true;
       logger.warn(
         { targets: targets.length },
         'workers: 0 polls every target on the serving thread, where a scrape waits while a poll parses a page; it is meant for one small server: set workers to 1 or more for several',
