@@ -8,3 +8,10 @@ export function nodeFlagGiven(flag: string, execArgv: readonly string[] = proces
   const given = new RegExp(`^--${name}(=|$)`);
   return [...execArgv, ...nodeOptions.split(/\s+/)].some((a) => given.test(a));
 }
+
+/** The flags that size V8's young generations: given any of them, the sizing is the user's. */
+const SEMI_SPACE_FLAGS = ['--semi-space-growth-factor', '--max-semi-space-size', '--min-semi-space-size'];
+
+export function semiSpaceFlagGiven(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
+  return SEMI_SPACE_FLAGS.some((flag) => nodeFlagGiven(flag, execArgv, nodeOptions));
+}

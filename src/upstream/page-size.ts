@@ -6,13 +6,13 @@
  * for `page_size`.
  *
  * Why bytes matter: a page is parsed whole and its objects stay alive until the page is mapped. A
- * poll worker's young generation is small (WORKER_YOUNG_GENERATION_MB, kept small for memory), and
- * a page whose parsed tree outgrows it is copied by every scavenge during the page, promoted, and
- * collected again by a mark-compact. Nested stream items (Flussonic since 2025: `stats.input` and
- * `inputs` both carry media_info, and a select cannot reach below an array) take 2.2 KB of JSON
- * each, so 1,000 make a 2.2 MB page, and the nested poll of 10,000 streams spent a quarter of its
- * CPU in GC. Pages of 500 such items took a fifth off the poll; flat items (0.8 KB) keep their
- * 1,000 (pages of 250 save them nothing).
+ * poll worker's young generation is kept small for memory (semi-spaces of WORKER_SEMI_SPACE_MB),
+ * and a page whose parsed tree outgrows a semi-space is copied by every scavenge during the page,
+ * promoted, and collected again by a mark-compact. Nested stream items (Flussonic since 2025:
+ * `stats.input` and `inputs` both carry media_info, and a select cannot reach below an array) take
+ * 2.2 KB of JSON each, so 1,000 make a 2.2 MB page; with 1 MiB semi-spaces the nested poll of
+ * 10,000 streams spent a quarter of its CPU in GC, and pages of 500 such items took a fifth off
+ * the poll. Flat items (0.8 KB) keep their 1,000 (pages of 250 save them nothing).
  *
  * Halves, not any number: the limit stays the same from poll to poll while the items' size moves
  * a little with the data, so the requests a target sees are steady.

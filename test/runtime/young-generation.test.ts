@@ -1,15 +1,18 @@
 /**
  * The young generation of the command's serving thread does not grow (src/young-generation.ts),
- * unless a semi-space flag was given; the flags given are found on the node command line and in
- * NODE_OPTIONS.
+ * and a poll worker's starts at its full size (src/threads/channels.ts), unless a semi-space flag
+ * was given; the flags given are found on the node command line and in NODE_OPTIONS.
  */
 import { execFileSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { nodeFlagGiven } from '../../src/lib/node-flags.js';
+import { WORKER_SEMI_SPACE_MB } from '../../src/threads/channels.js';
 
-const MODULE = pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/young-generation.js')).href;
+const dist = (file: string) => pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../../dist', file)).href;
+const MODULE = dist('young-generation.js');
+const CHANNELS = dist('threads/channels.js');
 
 /**
  * The young generation's size (MiB) in a new node process after it kept 300,000 small objects,
@@ -28,6 +31,24 @@ function youngGenerationMb(load: boolean, nodeFlags: readonly string[] = [], nod
   return mb!;
 }
 
+/** The new space's size (MiB) of a `node:v8` heap, read in the thread that runs it. */
+const NEW_SPACE_MB = `require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576`;
+
+/**
+ * The new space (MiB) of a worker thread started under the pool's limits, as it starts, in a new
+ * node process that loaded the command's first module; with `full`, after
+ * startWorkerYoungGenerationsFull().
+ */
+function workerNewSpaceMb(full: boolean, nodeFlags: readonly string[] = []): number {
+  const script = `await import(${JSON.stringify(MODULE)});
+    const channels = await import(${JSON.stringify(CHANNELS)});
+    const { Worker } = await import('node:worker_threads');
+    if (${full}) channels.startWorkerYoungGenerationsFull();
+    const worker = new Worker(\`require('node:worker_threads').parentPort.postMessage(${NEW_SPACE_MB})\`, { eval: true, execArgv: [], resourceLimits: channels.workerResourceLimits() });
+    worker.once('message', (mb) => console.log(mb));`;
+  return Number(execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' }, encoding: 'utf8', timeout: 30_000 }));
+}
+
 describe('young generation', () => {
   it('stays at its first size in a process that loaded the module, and grows without it', () => {
     const without = youngGenerationMb(false);
@@ -36,7 +57,13 @@ describe('young generation', () => {
     expect(with_).toBeLessThanOrEqual(4);
   }, 60_000);
 
+  it('of a poll worker starts at its full size', () => {
+    expect(workerNewSpaceMb(false)).toBeLessThan(WORKER_SEMI_SPACE_MB);
+    expect(workerNewSpaceMb(true)).toBeGreaterThanOrEqual(WORKER_SEMI_SPACE_MB);
+  }, 60_000);
+
   it('is the user’s to size when a semi-space flag was given', () => {
+    expect(workerNewSpaceMb(true, ['--semi-space-growth-factor=2'])).toBeLessThan(WORKER_SEMI_SPACE_MB);
     expect(youngGenerationMb(true, ['--semi-space-growth-factor=2'])).toBeGreaterThanOrEqual(8);
     expect(youngGenerationMb(true, [], '--max-semi-space-size=8')).toBeGreaterThanOrEqual(8);
   }, 60_000);
