@@ -7,7 +7,10 @@
  * schedule. A round is one whole poll interval, from 0.85 of an interval after one poll started to
  * 0.85 after the next: that poll, one gzip scrape at half the interval (Prometheus scrapes at a
  * fixed offset into its interval), and the idle time between. Its CPU is the process's (every
- * thread, bench/command.ts). After each scrape, in a process of its own (bench/replay-child.ts):
+ * thread, bench/command.ts). The poll alone is read in a window of its own, from the round's start
+ * to a quarter of the interval after the poll started, less the idle rate over that window: the
+ * idle parts of a round (a collection of the memory reducer falls in some of them) then weigh less
+ * in it than over the whole round. After each scrape, in a process of its own (bench/replay-child.ts):
  *  - replay: the poll's exact requests (the simulator's log: paths, `limit`, `select`, cursors)
  *    with undici + JSON.parse, nothing else;
  *  - gzip: the exposition text the scrape received, gzip'd once as a whole at the exporter's level.
@@ -91,6 +94,9 @@ export interface CycleRound {
   readonly scrapeWallMs: number;
   /** CPU per second from the scrape's end to the round's end (idle, the poll long over). */
   readonly idleMsPerS: number;
+  /** CPU from the round's start to a quarter of the interval after its poll started, and how long that was. */
+  readonly pollWindowMs: number;
+  readonly pollWindowWallMs: number;
   /** How long the previous round's floor work went on into this round's poll (ms; it loads the same machine and simulator). */
   readonly floorOverlapMs: number;
   readonly wallMs: number;
@@ -109,7 +115,7 @@ export interface CycleFigures {
   readonly warmup: number;
   readonly rounds: readonly CycleRound[];
   readonly cpuMs: Spread;
-  /** The poll alone: each round's CPU less its scrape and the median idle rate over the rest of the round. */
+  /** The poll alone: each round's CPU from its start to a quarter of the interval after its poll started, less the median idle rate over that window. */
   readonly pollMs: Spread;
   readonly scrapeMs: Spread;
   readonly idleMsPerS: Spread;
@@ -227,6 +233,8 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     for (let i = 0; i <= warmup + measured; i++) {
       const started = await waitForPoll(sim, 2 * intervalMs + 30_000);
       const overlapMs = Math.max(0, floorEnded - started);
+      await sleep(started + intervalMs / 4 - performance.now());
+      const afterPoll = { cpu: readCpu(command.pid), at: performance.now() };
       await sleep(started + intervalMs / 2 - performance.now());
       let text: Buffer | undefined;
       let scrapeBytes: number | undefined;
@@ -262,7 +270,8 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
         // The scrape, and the rate from its end to the round's end (idle: the poll long over).
         const idleRate = cpuBetween(afterScrape.cpu, reading).ms / (at - afterScrape.at);
         const scrapeMs = cpuBetween(beforeScrape.cpu, afterScrape.cpu).ms;
-        rounds.push({ cpuMs: cpu.ms, cpuSource: cpu.source, scrapeMs, scrapeWallMs: afterScrape.at - beforeScrape.at, idleMsPerS: idleRate * 1000, floorOverlapMs: overlapMs, wallMs: at - boundaryAt, polls: late || incomplete ? -1 : roundPolls, ...(replay ? { replay } : {}), ...(gzip ? { gzip } : {}), ...(scrapeBytes !== undefined ? { scrapeBytes } : {}) });
+        const pollWindow = cpuBetween(boundary, afterPoll.cpu).ms;
+        rounds.push({ cpuMs: cpu.ms, cpuSource: cpu.source, scrapeMs, pollWindowMs: pollWindow, pollWindowWallMs: afterPoll.at - boundaryAt, scrapeWallMs: afterScrape.at - beforeScrape.at, idleMsPerS: idleRate * 1000, floorOverlapMs: overlapMs, wallMs: at - boundaryAt, polls: late || incomplete ? -1 : roundPolls, ...(replay ? { replay } : {}), ...(gzip ? { gzip } : {}), ...(scrapeBytes !== undefined ? { scrapeBytes } : {}) });
         if (late) console.log(`  ${s.id}: a round ended ${Math.round(at - started - 0.85 * intervalMs)} ms late (the floor's work before it ran long), not counted`);
         else if (incomplete) console.log(`  ${s.id}: the poll went on past the scrape (${logged.length - replayed.length} requests after it), the round not counted`);
         else if (roundPolls !== 1) console.log(`  ${s.id}: a round of ${roundPolls} polls, not counted`);
@@ -274,10 +283,10 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     const threads = command.threads();
     await command.stop();
     const counted = rounds.filter((r) => r.polls === 1);
-    // The poll alone: a round's CPU less its scrape and the idle rate (the median of the rounds',
-    // which a garbage collection in one round's idle part does not move) over the rest of it.
+    // The poll alone: its window's CPU less the idle rate (the median of the rounds', which a
+    // garbage collection in one round's idle part does not move) over the window.
     const idleRate = median(counted.map((r) => r.idleMsPerS)) / 1000;
-    const pollMs = counted.map((r) => r.cpuMs - r.scrapeMs - idleRate * (r.wallMs - r.scrapeWallMs));
+    const pollMs = counted.map((r) => r.pollWindowMs - idleRate * r.pollWindowWallMs);
     const ratios = (withGzip: boolean) => counted.filter((r) => r.replay && r.gzip).map((r) => r.cpuMs / (r.replay!.cpuMs + (withGzip ? r.gzip!.cpuMs : 0)));
     const last = counted.findLast((r) => r.gzip);
     return {
