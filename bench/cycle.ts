@@ -10,7 +10,8 @@
  * thread, bench/command.ts). The poll alone is read in a window of its own, from the round's start
  * to a quarter of the interval after the poll started, less the idle rate over that window: the
  * idle parts of a round (a collection of the memory reducer falls in some of them) then weigh less
- * in it than over the whole round. After each scrape, in a process of its own (bench/replay-child.ts):
+ * in it than over the whole round. After each scrape, in a process of its own
+ * (bench/replay-child.ts):
  *  - replay: the poll's exact requests (the simulator's log: paths, `limit`, `select`, cursors)
  *    with undici + JSON.parse, nothing else;
  *  - gzip: the exposition text the scrape received, gzip'd once as a whole at the exporter's level.

@@ -35,12 +35,13 @@ export type ChannelFactory = (index: number, events: ChannelEvents) => WorkerCha
  *
  * The young generation is where a poll's parsed pages live until they are mapped, and it stays
  * committed while polls come. A worker's is 12 MiB: two 4 MiB semi-spaces, and a space of that
- * size for large objects. It has that size from the worker's start (startWorkerYoungGenerationsFull),
- * because V8 grows a young generation only when most of what it holds survives a collection, which
- * a poll's garbage does not: one that started at V8's 1 MiB stayed near it. With 4 MiB semi-spaces
- * a 1,000-stream poll is scavenged 0.8 times instead of 3.3, promotes 70 KB to the old generation
- * instead of 1.4 MB, and needs no mark-compact, for 1-5 MB more peak RSS. V8's default, semi-
- * spaces that grow to 16 MiB, cost a 10,000-stream poll 25-40 MB more RSS than 1 MiB ones.
+ * size for large objects. It has that size from the worker's start
+ * (startWorkerYoungGenerationsFull), because V8 grows a young generation only when most of what
+ * it holds survives a collection, which a poll's garbage does not: one that started at V8's 1 MiB
+ * stayed near it. With 4 MiB semi-spaces a 1,000-stream poll is scavenged 0.8 times instead of
+ * 3.3, promotes 70 KB to the old generation instead of 1.4 MB, and needs no mark-compact, for
+ * 1-5 MB more peak RSS. V8's default, semi-spaces that grow to 16 MiB, cost a 10,000-stream poll
+ * 25-40 MB more RSS than 1 MiB ones.
  */
 export const WORKER_OLD_GENERATION_MB = 1024;
 export const WORKER_YOUNG_GENERATION_MB = 12;
