@@ -4,13 +4,13 @@
  * thread's start-up (loading its script, building the config) is such a time: its young
  * generation reached 8 MiB and stayed committed while the thread then allocates little. With a
  * growth factor of 1 it stays at 4 MiB, and a 1,000-stream server's process peaks 3-6 MB lower
- * at the same CPU per poll. The flag is the process's; worker threads are given their young
- * generation's full size from their start instead (src/threads/channels.ts).
+ * at the same CPU per poll. The flag is the process's, and starting a worker thread undoes it:
+ * the pool sets it again as each worker comes online (src/threads/channels.ts), and gives the
+ * workers their young generation's full size from their start instead.
  *
  * The command imports this module first, so it runs before any other module allocates. A
  * semi-space flag given on the node command line or in NODE_OPTIONS is left to rule.
  */
-import { setFlagsFromString } from 'node:v8';
-import { semiSpaceFlagGiven } from './lib/node-flags.js';
+import { holdServingThreadYoungGeneration } from './lib/node-flags.js';
 
-if (!semiSpaceFlagGiven()) setFlagsFromString('--semi-space-growth-factor=1');
+holdServingThreadYoungGeneration();

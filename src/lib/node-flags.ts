@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+
 /**
  * Whether a node or V8 flag was given to this process, on the node command line or in
  * NODE_OPTIONS: a setting the process would otherwise choose itself is then the user's.
@@ -14,4 +16,14 @@ const SEMI_SPACE_FLAGS = ['--semi-space-growth-factor', '--max-semi-space-size',
 
 export function semiSpaceFlagGiven(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
   return SEMI_SPACE_FLAGS.some((flag) => nodeFlagGiven(flag, execArgv, nodeOptions));
+}
+
+/**
+ * Keeps the serving thread's young generation at its first size (src/young-generation.ts):
+ * `--semi-space-growth-factor=1`, unless a semi-space flag was given. Starting a worker thread
+ * undoes it (the serving thread's young generation then grew to 32 MiB while it kept objects), so
+ * the pool sets it again as each worker comes online.
+ */
+export function holdServingThreadYoungGeneration(): void {
+  if (!semiSpaceFlagGiven()) setFlagsFromString('--semi-space-growth-factor=1');
 }

@@ -6,7 +6,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { nodeFlagGiven, semiSpaceFlagGiven } from '../lib/node-flags.js';
+import { holdServingThreadYoungGeneration, nodeFlagGiven, semiSpaceFlagGiven } from '../lib/node-flags.js';
 import type { FromWorker, ToWorker, WorkerSettings } from './protocol.js';
 
 export interface WorkerChannel {
@@ -71,6 +71,7 @@ export function threadChannels(entry: URL, settings: WorkerSettings): ChannelFac
     const worker = new Worker(entry, { workerData: settings, name: `flussonic-exporter poller ${index}`, resourceLimits });
     let terminating = false;
     let failure: unknown;
+    worker.once('online', holdServingThreadYoungGeneration);
     worker.on('message', (m: FromWorker) => events.message(m));
     worker.on('error', (err) => (failure = err));
     worker.on('exit', (code) => {

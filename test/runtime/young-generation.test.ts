@@ -49,12 +49,48 @@ function workerNewSpaceMb(full: boolean, nodeFlags: readonly string[] = []): num
   return Number(execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' }, encoding: 'utf8', timeout: 30_000 }));
 }
 
+/**
+ * The serving thread's new space (MiB) after it kept 300,000 small objects beside a running worker
+ * thread, in a new node process that loaded the command's first module: a worker started by the
+ * pool's channels (`pool`), or a plain one.
+ */
+function servingBesideWorkerMb(pool: boolean): number {
+  const entry = `data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.postMessage('up');")}`;
+  const script = `await import(${JSON.stringify(MODULE)});
+    const { threadChannels } = await import(${JSON.stringify(CHANNELS)});
+    const { Worker } = await import('node:worker_threads');
+    const entry = new URL(${JSON.stringify(entry)});
+    let end;
+    if (${pool}) {
+      const channel = await new Promise((resolve) => { const c = threadChannels(entry, {})(0, { message: () => resolve(c), exit: () => {} }); });
+      end = () => channel.terminate();
+    } else {
+      const worker = new Worker(entry);
+      await new Promise((resolve) => worker.once('message', resolve));
+      end = () => worker.terminate();
+    }
+    const keep = [];
+    for (let i = 0; i < 300000; i++) keep.push({ a: i, b: String(i) });
+    const { getHeapSpaceStatistics } = await import('node:v8');
+    console.log(getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576, keep.length);
+    await end();`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' }, encoding: 'utf8', timeout: 30_000 });
+  const [mb, kept] = out.trim().split(' ').map(Number);
+  expect(kept).toBe(300_000);
+  return mb!;
+}
+
 describe('young generation', () => {
   it('stays at its first size in a process that loaded the module, and grows without it', () => {
     const without = youngGenerationMb(false);
     const with_ = youngGenerationMb(true);
     expect(without).toBeGreaterThanOrEqual(8);
     expect(with_).toBeLessThanOrEqual(4);
+  }, 60_000);
+
+  it('stays at its first size beside the pool’s workers, which a plain worker’s start undoes', () => {
+    expect(servingBesideWorkerMb(false)).toBeGreaterThanOrEqual(8);
+    expect(servingBesideWorkerMb(true)).toBeLessThanOrEqual(4);
   }, 60_000);
 
   it('of a poll worker starts at its full size', () => {
