@@ -22,7 +22,7 @@ export function semiSpaceFlagGiven(execArgv: readonly string[] = process.execArg
  * Keeps the serving thread's young generation at its first size (src/young-generation.ts):
  * `--semi-space-growth-factor=1`, unless a semi-space flag was given. Starting a worker thread
  * undoes it (the serving thread's young generation then grew to 32 MiB while it kept objects), so
- * the pool sets it again as each worker comes online.
+ * it is set again as each worker comes online (src/lib/worker-thread.ts).
  */
 export function holdServingThreadYoungGeneration(): void {
   if (!semiSpaceFlagGiven()) setFlagsFromString('--semi-space-growth-factor=1');

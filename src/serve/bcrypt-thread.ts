@@ -5,7 +5,8 @@
  * of cached credentials too, waited behind it. The queue in front of it is the checker's
  * (basic-auth.ts): this thread only ever has the comparisons the checker lets through.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../lib/worker-thread.js';
 import { entryScript } from '../thread-entries.js';
 
 /** To the bcrypt thread: compare `password` with the bcrypt `hash`. */
@@ -60,7 +61,7 @@ export class BcryptThread implements BcryptRunner {
 
   private spawn(): Worker {
     // bcryptjs needs a few MB; the limits keep a stray thread small.
-    const worker = new Worker(this.entry, { name: 'flussonic-exporter bcrypt', resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
+    const worker = startWorker(this.entry, { name: 'flussonic-exporter bcrypt', resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
     worker.unref();
     worker.on('message', (reply: BcryptReply) => {
       const waiting = this.waiting.get(reply.id);

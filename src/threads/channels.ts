@@ -5,8 +5,9 @@
  * thread can crash. This module does not load the runtime: the serving thread never needs it.
  */
 import { setFlagsFromString } from 'node:v8';
-import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { holdServingThreadYoungGeneration, nodeFlagGiven, semiSpaceFlagGiven } from '../lib/node-flags.js';
+import type { ResourceLimits } from 'node:worker_threads';
+import { nodeFlagGiven, semiSpaceFlagGiven } from '../lib/node-flags.js';
+import { startWorker } from '../lib/worker-thread.js';
 import type { FromWorker, ToWorker, WorkerSettings } from './protocol.js';
 
 export interface WorkerChannel {
@@ -68,10 +69,9 @@ export function threadChannels(entry: URL, settings: WorkerSettings): ChannelFac
   const resourceLimits = workerResourceLimits();
   startWorkerYoungGenerationsFull();
   return (index, events) => {
-    const worker = new Worker(entry, { workerData: settings, name: `flussonic-exporter poller ${index}`, resourceLimits });
+    const worker = startWorker(entry, { workerData: settings, name: `flussonic-exporter poller ${index}`, resourceLimits });
     let terminating = false;
     let failure: unknown;
-    worker.once('online', holdServingThreadYoungGeneration);
     worker.on('message', (m: FromWorker) => events.message(m));
     worker.on('error', (err) => (failure = err));
     worker.on('exit', (code) => {
