@@ -14,25 +14,23 @@ const dist = (file: string) => pathToFileURL(resolve(dirname(fileURLToPath(impor
 const MODULE = dist('young-generation.js');
 const CHANNELS = dist('threads/channels.js');
 
+/** Script text: the new space's size (MiB) of the heap of the thread that runs it. */
+const NEW_SPACE_MB = `process.getBuiltinModule('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576`;
+
 /**
  * The young generation's size (MiB) in a new node process after it kept 300,000 small objects,
  * which V8 grows it for; with `load`, after importing the built module first.
  */
 function youngGenerationMb(load: boolean, nodeFlags: readonly string[] = [], nodeOptions = ''): number {
   const script = `${load ? `await import(${JSON.stringify(MODULE)});` : ''}
-    const v8 = await import('node:v8');
     const keep = [];
     for (let i = 0; i < 300000; i++) keep.push({ a: i, b: String(i) });
-    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-    console.log(space.space_size / 1048576, keep.length);`;
+    console.log(${NEW_SPACE_MB}, keep.length);`;
   const out = execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: nodeOptions }, encoding: 'utf8', timeout: 30_000 });
   const [mb, kept] = out.trim().split(' ').map(Number);
   expect(kept).toBe(300_000);
   return mb!;
 }
-
-/** The new space's size (MiB) of a `node:v8` heap, read in the thread that runs it. */
-const NEW_SPACE_MB = `require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576`;
 
 /**
  * The new space (MiB) of a worker thread started under the pool's limits, as it starts, in a new
@@ -44,7 +42,7 @@ function workerNewSpaceMb(full: boolean, nodeFlags: readonly string[] = []): num
     const channels = await import(${JSON.stringify(CHANNELS)});
     const { Worker } = await import('node:worker_threads');
     if (${full}) channels.startWorkerYoungGenerationsFull();
-    const worker = new Worker(\`require('node:worker_threads').parentPort.postMessage(${NEW_SPACE_MB})\`, { eval: true, execArgv: [], resourceLimits: channels.workerResourceLimits() });
+    const worker = new Worker(\`process.getBuiltinModule('node:worker_threads').parentPort.postMessage(${NEW_SPACE_MB})\`, { eval: true, resourceLimits: channels.workerResourceLimits() });
     worker.once('message', (mb) => console.log(mb));`;
   return Number(execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' }, encoding: 'utf8', timeout: 30_000 }));
 }
@@ -71,8 +69,7 @@ function servingBesideWorkerMb(pool: boolean): number {
     }
     const keep = [];
     for (let i = 0; i < 300000; i++) keep.push({ a: i, b: String(i) });
-    const { getHeapSpaceStatistics } = await import('node:v8');
-    console.log(getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576, keep.length);
+    console.log(${NEW_SPACE_MB}, keep.length);
     await end();`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' }, encoding: 'utf8', timeout: 30_000 });
   const [mb, kept] = out.trim().split(' ').map(Number);
