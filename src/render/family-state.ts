@@ -84,6 +84,20 @@ export class FamilyState {
     return true;
   }
 
+  /**
+   * Gives back the room the arrays have past their samples, where it is more than an eighth: a
+   * family that outgrew the size it was made for doubled its arrays, and the run's samples are kept
+   * until the next poll replaces them (with sessions groups coming and going, that was a second
+   * copy of the four groups' families in every target).
+   */
+  trim(): void {
+    const n = this.count;
+    if (this.values.length - n <= (n >>> 3) + FIRST_SAMPLES) return;
+    this.values = this.values.slice(0, Math.max(n, FIRST_SAMPLES));
+    if (!this.borrowed && this.blocks.length > n) this.blocks.length = n;
+    if (this.suffixes !== undefined && this.suffixes.length > n) this.suffixes.length = n;
+  }
+
   /** Makes `blocks` this family's own again (a sample after shareBlocks()). */
   private ownBlocks(): void {
     this.blocks = this.blocks.slice(0, this.count);

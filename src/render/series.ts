@@ -259,11 +259,13 @@ export class SeriesWriter {
   }
 
   /**
-   * Marks the end of the run's samples: families with the same label blocks in the same order keep
-   * one array of them from now on (shareBlockArrays()). A poll nobody scraped is held as its
-   * writers until the next one replaces it, so those arrays are what a target keeps between polls.
+   * Marks the end of the run's samples: each family's arrays are cut to its samples
+   * (FamilyState.trim()), and families with the same label blocks in the same order keep one array
+   * of them from now on (shareBlockArrays()). A poll nobody scraped is held as its writers until
+   * the next one replaces it, so those arrays are what a target keeps between polls.
    */
   settle(): void {
+    for (const f of this.families.values()) f.trim();
     shareBlockArrays(this.families.values());
   }
 

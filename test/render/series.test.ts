@@ -6,6 +6,7 @@ import { prepareSources } from '../../src/render/prepare.js';
 import { shedOrderOf } from '../../src/serve/catalogue.js';
 import { LabelBlockCache } from '../../src/render/label-blocks.js';
 import { escapeLabelValue, formatValue, SeriesWriter } from '../../src/render/series.js';
+import { FamilyState } from '../../src/render/family-state.js';
 
 const alive = familyByName('flussonic_stream_alive');
 const clients = familyByName('flussonic_stream_clients');
@@ -198,6 +199,40 @@ describe('SeriesWriter budget (the tiers of src/families/define.ts)', () => {
     plain.add(alive, ['other'], 1);
     expect(settled.render()).toEqual(plain.render());
     expect(cache.size).toBeGreaterThan(0);
+  });
+
+  it('cuts the arrays of a family that outgrew its expected size at settle(), and renders the same', () => {
+    const f = new FamilyState(status, -1, 100);
+    const blocks = Array.from({ length: 101 }, (_, i) => Buffer.from(`{s="${i}"`));
+    blocks.forEach((b, i) => f.push(b, i, i % 2 === 0 ? Buffer.from(',status="running"}') : undefined));
+    expect(f.values.length).toBe(200);
+    f.trim();
+    expect([f.values.length, f.blocks.length, f.suffixes?.length]).toEqual([101, 101, 101]);
+    expect([...f.values]).toEqual(blocks.map((_, i) => i));
+    expect(f.blocks).toEqual(blocks);
+    // Within an eighth of its samples, a family keeps its arrays.
+    const near = new FamilyState(status, -1, 100);
+    for (let i = 0; i < 96; i++) near.push(blocks[i]!, i);
+    near.trim();
+    expect(near.values.length).toBe(100);
+
+    // Through the writer: made for 40 samples a family, given 101, then one more after settle().
+    const write = (w: SeriesWriter) => {
+      for (let i = 0; i < 101; i++) {
+        w.add(clients, [`s${i}`], i);
+        w.add(status, [`s${i}`, i % 3 === 0 ? 'running' : 'stopped'], 1);
+      }
+    };
+    const sizes = new Map([[clients.name, 40], [status.name, 40]]);
+    const plain = new SeriesWriter([['server', 's']]);
+    const settled = new SeriesWriter([['server', 's']], Number.POSITIVE_INFINITY, sizes);
+    write(plain);
+    write(settled);
+    settled.settle();
+    expect(settled.render()).toEqual(plain.render());
+    plain.add(clients, ['late'], 7);
+    settled.add(clients, ['late'], 7);
+    expect(settled.render()).toEqual(plain.render());
   });
 
   it('a family first written after its turn to be shed has passed is shed from its first series', () => {
