@@ -24,7 +24,7 @@
  * forever. A group with a session listed is never stale.
  */
 import { byDefault, core, defineFamilies } from '../families/define.js';
-import { byKeyOf, DurationHistogram, SESSION_DURATION_BUCKETS, GroupTable, groupKey, isKeyOf, mergeSorted, valuesOfKey } from './sessions-groups.js';
+import { byKeyOf, DurationHistogram, SESSION_DURATION_BUCKETS, GroupIndex, GroupTable, groupKey, isKeyOf, mergeSorted, valuesOfKey } from './sessions-groups.js';
 import { SessionIds } from './session-ids.js';
 import { FILTER_NONE, fieldOf, filterId, MUTABLE_FIELDS, sessionsSelect } from './sessions-select.js';
 import { SessionTable } from './session-table.js';
@@ -78,9 +78,9 @@ export class SessionsCollector implements Collector {
   private readonly table = new SessionTable();
   /** Committed state: the slot of each listed session id (the UUIDs kept in the table's records). */
   private readonly tracked = new SessionIds(this.table);
-  /** The slot in `groupTable` of each group's key. */
-  private readonly groups = new Map<string, number>();
   private readonly groupTable = new GroupTable();
+  /** The slot in `groupTable` of each committed group's key. */
+  private readonly groups = new GroupIndex(this.groupTable);
   private readonly histograms = new Map<string, DurationHistogram>();
   /** Group slots sorted by key. */
   private sortedGroups: number[] | undefined;
@@ -132,7 +132,7 @@ export class SessionsCollector implements Collector {
     }
     const g = this.groupTable;
     // Sorted by key so that max_series drops the same groups every poll.
-    this.sortedGroups ??= [...this.groups.values()].sort(byKeyOf(g.key));
+    this.sortedGroups ??= this.groups.slots().sort(byKeyOf(g.key));
     const labels = this.groupBy;
     // Label blocks are escaped and joined once per group, not once per sample and poll: with tens of
     // thousands of groups that string work (and the garbage it leaves) was most of a poll's CPU.
@@ -231,7 +231,8 @@ export class SessionsCollector implements Collector {
   /** The slot of the session's group; a new group is fresh until the walk is committed. */
   private groupOf(item: JsonObject, out: SeriesWriter): number {
     const key = groupKey(this.valuesOf(item, out));
-    let group = this.groups.get(key) ?? this.freshGroups.get(key);
+    const known = this.groups.find(key);
+    let group = known >= 0 ? known : this.freshGroups.get(key);
     if (group === undefined) {
       group = this.groupTable.add(key);
       this.freshGroups.set(key, group);
@@ -259,7 +260,7 @@ export class SessionsCollector implements Collector {
   private commit(generation: number, pollAtMs: number): void {
     const g = this.groupTable;
     if (this.freshGroups.size > 0) {
-      for (const [key, group] of this.freshGroups) this.groups.set(key, group);
+      for (const group of this.freshGroups.values()) this.groups.add(group);
       // A few new groups per poll among thousands: merge them in rather than sort everything again.
       if (this.sortedGroups) this.sortedGroups = mergeSorted(this.sortedGroups, [...this.freshGroups.values()].sort(byKeyOf(g.key)), g.key);
     }
@@ -311,13 +312,12 @@ export class SessionsCollector implements Collector {
   private withdrawStale(oldestMs: number): void {
     const g = this.groupTable;
     const withdrawn = new Set<number>();
-    // forEach, not for-of over entries: no [key, group] array per group and poll.
-    this.groups.forEach((group, key) => {
+    this.groups.forEach((group) => {
       if (g.open[group]! > 0 || !(g.seenAtMs[group]! < oldestMs)) return;
-      this.groups.delete(key);
       withdrawn.add(group);
     });
     if (withdrawn.size === 0) return;
+    for (const group of withdrawn) this.groups.remove(group);
     if (this.sortedGroups) this.sortedGroups = this.sortedGroups.filter((group) => !withdrawn.has(group));
     for (const group of withdrawn) g.release(group);
   }
