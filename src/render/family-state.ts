@@ -87,8 +87,8 @@ export class FamilyState {
   /**
    * Gives back the room the arrays have past their samples, where it is more than an eighth: a
    * family that outgrew the size it was made for doubled its arrays, and the run's samples are kept
-   * until the next poll replaces them (with sessions groups coming and going, that was a second
-   * copy of the four groups' families in every target).
+   * until the next poll replaces them (sessions groups come and go, so the four families of the
+   * groups often outgrew theirs by a few and kept room for twice their samples).
    */
   trim(): void {
     const n = this.count;
