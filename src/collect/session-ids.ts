@@ -1,3 +1,4 @@
+import { SlotIndex } from '../lib/slot-index.js';
 import { widened } from '../lib/typed-arrays.js';
 
 /**
@@ -8,7 +9,7 @@ import { widened } from '../lib/typed-arrays.js';
  * UUID in its canonical lowercase text is kept here as its 128 bits instead, four Int32 words per
  * slot (in the slot's record of the session table, IdWordStore, so that finding a session and
  * updating it read the same cache line), found through an open-addressing table of slot numbers
- * (linear probing, deletion by backward shift, never fuller than half): about 30 bytes a session,
+ * (SlotIndex, src/lib/slot-index.ts): about 30 bytes a session,
  * 16 of them in the record. Any other id (other text, upper case) is kept as the string, in a Map:
  * every id is exact, so two sessions are never taken for one.
  */
@@ -16,9 +17,8 @@ export class SessionIds {
   /** Where the 128 bits of a slot's UUID are (valid where `packed` is 1). */
   private readonly store: IdWordStore;
   private packed = new Uint8Array(0);
-  /** Slot + 1 of a packed id, 0 for an empty bucket; a power of two long. */
-  private buckets = new Int32Array(MIN_BUCKETS);
-  private packedCount = 0;
+  /** The slots of packed ids. */
+  private readonly index: SlotIndex;
   /** Ids that are not canonical UUIDs, and the other way round. */
   private readonly others = new Map<string, number>();
   private readonly otherOf = new Map<number, string>();
@@ -26,7 +26,12 @@ export class SessionIds {
 
   /** `store`: the words kept beside what else the slots hold (SessionTable); by default, of their own. */
   constructor(store?: IdWordStore) {
-    this.store = store ?? new OwnWords();
+    const kept = (this.store = store ?? new OwnWords());
+    this.index = new SlotIndex((slot) => {
+      const { words: w, stride, first } = kept;
+      const at = slot * stride + first;
+      return hashOf(w[at]!, w[at + 1]!, w[at + 2]!, w[at + 3]!);
+    }, MIN_BUCKETS);
   }
 
   /** The slot of `id`, or -1. */
@@ -34,9 +39,10 @@ export class SessionIds {
     const w = this.scratch;
     if (!pack(id, w)) return this.others.get(id) ?? -1;
     const { words, stride, first } = this.store;
-    const mask = this.buckets.length - 1;
+    const buckets = this.index.buckets;
+    const mask = buckets.length - 1;
     for (let i = hashOf(w[0]!, w[1]!, w[2]!, w[3]!) & mask; ; i = (i + 1) & mask) {
-      const b = this.buckets[i]!;
+      const b = buckets[i]!;
       if (b === 0) return -1;
       const at = (b - 1) * stride + first;
       if (words[at] === w[0] && words[at + 1] === w[1] && words[at + 2] === w[2] && words[at + 3] === w[3]) return b - 1;
@@ -52,13 +58,11 @@ export class SessionIds {
       return;
     }
     if (slot >= this.packed.length) this.widen(slot);
-    if ((this.packedCount + 1) * 2 > this.buckets.length) this.rehash(this.buckets.length * 2);
     this.store.reserve(slot);
     const { words, stride, first } = this.store;
     words.set(w, slot * stride + first);
     this.packed[slot] = 1;
-    this.place(slot);
-    this.packedCount++;
+    this.index.add(slot);
   }
 
   /** Whether `slot` holds an id. */
@@ -75,53 +79,19 @@ export class SessionIds {
       this.others.delete(id);
       return;
     }
-    const buckets = this.buckets;
-    const mask = buckets.length - 1;
-    let hole = this.homeOf(slot);
-    while (buckets[hole] !== slot + 1) hole = (hole + 1) & mask;
-    // Backward shift: later entries of the run move into the hole unless their home lies after it.
-    for (let j = (hole + 1) & mask; buckets[j] !== 0; j = (j + 1) & mask) {
-      const home = this.homeOf(buckets[j]! - 1);
-      const between = hole <= j ? hole < home && home <= j : hole < home || home <= j;
-      if (between) continue;
-      buckets[hole] = buckets[j]!;
-      hole = j;
-    }
-    buckets[hole] = 0;
+    this.index.remove(slot);
     this.packed[slot] = 0;
-    this.packedCount--;
-    if (this.buckets.length > MIN_BUCKETS && this.packedCount * 8 < this.buckets.length) this.rehash(this.buckets.length / 2);
   }
 
   clear(): void {
     this.packed = new Uint8Array(0);
-    this.buckets = new Int32Array(MIN_BUCKETS);
-    this.packedCount = 0;
+    this.index.clear();
     this.others.clear();
     this.otherOf.clear();
   }
 
   get size(): number {
-    return this.packedCount + this.others.size;
-  }
-
-  private homeOf(slot: number): number {
-    const { words: w, stride, first } = this.store;
-    const at = slot * stride + first;
-    return hashOf(w[at]!, w[at + 1]!, w[at + 2]!, w[at + 3]!) & (this.buckets.length - 1);
-  }
-
-  private place(slot: number): void {
-    const mask = this.buckets.length - 1;
-    let i = this.homeOf(slot);
-    while (this.buckets[i] !== 0) i = (i + 1) & mask;
-    this.buckets[i] = slot + 1;
-  }
-
-  private rehash(size: number): void {
-    const old = this.buckets;
-    this.buckets = new Int32Array(size);
-    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.place(old[i]! - 1);
+    return this.index.size + this.others.size;
   }
 
   /** Room for slots up to `slot`, growing by half (the table's slots are reused, so it seldom grows). */

@@ -3,6 +3,7 @@
  * label values, and one duration histogram per protocol.
  */
 import type { LabelBlock } from '../render/series.js';
+import { SlotIndex } from '../lib/slot-index.js';
 import { widened } from '../lib/typed-arrays.js';
 
 /**
@@ -69,29 +70,29 @@ export class GroupTable {
 }
 
 /**
- * The committed groups by key (a group of the walk in progress is not here until its commit): an
- * open-addressing table of slot numbers (linear probing, deletion by backward shift, never fuller
- * than half), the keys being the group table's own (GroupTable.key). A Map from key to slot took
- * about 52 bytes a group (it keeps room for twice the groups it holds); this takes 8 at most: at
- * 1,000 streams and 5,000 sessions (2,200 groups), about 100 KB less a target.
+ * The committed groups by key (a group of the walk in progress is not here until its commit):
+ * their slots in a SlotIndex, the keys being the group table's own (GroupTable.key). A Map from key
+ * to slot took about 52 bytes a group (it keeps room for twice the groups it holds); this takes 8
+ * at most: at 1,000 streams and 5,000 sessions (2,200 groups), about 100 KB less a target.
  */
 export class GroupIndex {
-  /** Slot + 1 of a group, 0 for an empty bucket; a power of two long. */
-  private buckets = new Int32Array(MIN_BUCKETS);
-  private count = 0;
+  private readonly index: SlotIndex;
 
-  constructor(private readonly table: GroupTable) {}
+  constructor(private readonly table: GroupTable) {
+    this.index = new SlotIndex((slot) => hashOfKey(table.key[slot]!), 64);
+  }
 
   get size(): number {
-    return this.count;
+    return this.index.size;
   }
 
   /** The slot of the group with this key, or -1. */
   find(key: string): number {
     const keys = this.table.key;
-    const mask = this.buckets.length - 1;
+    const buckets = this.index.buckets;
+    const mask = buckets.length - 1;
     for (let i = hashOfKey(key) & mask; ; i = (i + 1) & mask) {
-      const b = this.buckets[i]!;
+      const b = buckets[i]!;
       if (b === 0) return -1;
       if (keys[b - 1] === key) return b - 1;
     }
@@ -99,70 +100,30 @@ export class GroupIndex {
 
   /** Indexes `slot` under its key (GroupTable.key), which no indexed group has. */
   add(slot: number): void {
-    if ((this.count + 1) * 2 > this.buckets.length) this.rehash(this.buckets.length * 2);
-    this.place(slot);
-    this.count++;
+    this.index.add(slot);
   }
 
   /** Takes `slot` out of the index; call it before the table releases the slot (its key is read). */
   remove(slot: number): void {
-    const buckets = this.buckets;
-    const mask = buckets.length - 1;
-    let hole = this.homeOf(slot);
-    while (buckets[hole] !== slot + 1) {
-      if (buckets[hole] === 0) return;
-      hole = (hole + 1) & mask;
-    }
-    // Backward shift: later entries of the run move into the hole unless their home lies after it.
-    for (let j = (hole + 1) & mask; buckets[j] !== 0; j = (j + 1) & mask) {
-      const home = this.homeOf(buckets[j]! - 1);
-      const between = hole <= j ? hole < home && home <= j : hole < home || home <= j;
-      if (between) continue;
-      buckets[hole] = buckets[j]!;
-      hole = j;
-    }
-    buckets[hole] = 0;
-    this.count--;
-    if (this.buckets.length > MIN_BUCKETS && this.count * 8 < this.buckets.length) this.rehash(this.buckets.length / 2);
+    this.index.remove(slot);
   }
 
   /** Calls `fn` with the slot of every indexed group (which it must not add or remove meanwhile). */
   forEach(fn: (slot: number) => void): void {
-    const buckets = this.buckets;
-    for (let i = 0; i < buckets.length; i++) if (buckets[i] !== 0) fn(buckets[i]! - 1);
+    this.index.forEach(fn);
   }
 
   /** The slots of every indexed group. */
   slots(): number[] {
     const out: number[] = [];
-    this.forEach((slot) => out.push(slot));
+    this.index.forEach((slot) => out.push(slot));
     return out;
   }
 
   clear(): void {
-    this.buckets = new Int32Array(MIN_BUCKETS);
-    this.count = 0;
-  }
-
-  private homeOf(slot: number): number {
-    return hashOfKey(this.table.key[slot]!) & (this.buckets.length - 1);
-  }
-
-  private place(slot: number): void {
-    const mask = this.buckets.length - 1;
-    let i = this.homeOf(slot);
-    while (this.buckets[i] !== 0) i = (i + 1) & mask;
-    this.buckets[i] = slot + 1;
-  }
-
-  private rehash(size: number): void {
-    const old = this.buckets;
-    this.buckets = new Int32Array(size);
-    for (let i = 0; i < old.length; i++) if (old[i] !== 0) this.place(old[i]! - 1);
+    this.index.clear();
   }
 }
-
-const MIN_BUCKETS = 64;
 
 /** FNV-1a over the key's UTF-16 units, its bits then mixed (murmur3's finaliser) for the mask's low bits. */
 function hashOfKey(key: string): number {

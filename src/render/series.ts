@@ -259,10 +259,9 @@ export class SeriesWriter {
   }
 
   /**
-   * Marks the end of the run's samples: each family's arrays are cut to its samples
-   * (FamilyState.trim()), and families with the same label blocks in the same order keep one array
-   * of them from now on (shareBlockArrays()). A poll nobody scraped is held as its writers until
-   * the next one replaces it, so those arrays are what a target keeps between polls.
+   * Ends the run's samples: each family's arrays are cut to its samples (FamilyState.trim()), and
+   * families with the same label blocks in the same order share one array (shareBlockArrays()). A
+   * poll nobody scraped is held as its writers until the next, so this is what a target keeps.
    */
   settle(): void {
     for (const f of this.families.values()) f.trim();

@@ -4,18 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GroupIndex, GroupTable, groupKey } from '../../src/collect/sessions-groups.js';
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/rng.js';
 
 describe('GroupIndex', () => {
   it('finds exactly what a Map finds, through adds and removes that grow and shrink it', () => {

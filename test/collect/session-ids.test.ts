@@ -5,18 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { pack, SessionIds } from '../../src/collect/session-ids.js';
 import { SessionTable } from '../../src/collect/session-table.js';
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/rng.js';
 
 function uuid(random: () => number): string {
   const hex = Array.from({ length: 32 }, () => '0123456789abcdef'[Math.floor(random() * 16)]).join('');
