@@ -45,8 +45,9 @@ export interface CycleScenario {
   /** Rounds at least (short intervals: their CPU is small against the idle's noise, and rounds are cheap). */
   readonly minRounds: number;
   /**
-   * Polls every WARM_INTERVAL_MS before the scenario's own interval is set (config reload): the
-   * JIT and the start-up collections settle in polls, not seconds. At 1,000 streams every 10 s,
+   * Polls every WARM_INTERVAL_MS, each scraped once when the scenario scrapes, before the
+   * scenario's own interval is set (config reload): the JIT and the start-up collections settle in
+   * polls, not seconds. At 1,000 streams every 10 s,
    * V8 is still optimising functions a few minutes after start and a new process's heap is
    * collected for memory a few times near 16 s: rounds of a fresh process measure that, once per
    * process, instead of what each poll costs. A 10,000-stream poll makes its code hot itself.
@@ -167,17 +168,31 @@ async function waitForPoll(sim: RunningSimulator, timeoutMs: number): Promise<nu
   throw new Error(`no poll within ${Math.round(timeoutMs / 1000)} s`);
 }
 
-/** Waits until the exporter made `count` polls more; how many it made (the simulator's log is cleared as they are counted). */
-async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: number): Promise<number> {
+/**
+ * Waits until the exporter made `count` polls more; how many it made (the simulator's log is
+ * cleared as they are counted). With `scrape`, each new poll is scraped once, as Prometheus would
+ * have scraped it: the serving and rendering code is then as warm as the polling code.
+ */
+async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: number, scrape?: () => Promise<unknown>): Promise<number> {
   const until = performance.now() + timeoutMs;
   let seen = 0;
   while (seen < count) {
     if (performance.now() > until) throw new Error(`${seen} of ${count} warm-up polls within ${Math.round(timeoutMs / 1000)} s`);
     await sleep(100);
-    seen += pollsIn(sim.requests.entries().filter(isExporterRequest));
+    const polls = pollsIn(sim.requests.entries().filter(isExporterRequest));
     sim.requests.clear();
+    seen += polls;
+    if (polls > 0 && scrape) await scrape();
   }
   return seen;
+}
+
+/** One gzip scrape of the command's exposition: its status, its encoding and its text. */
+async function scrapeOnce(url: string): Promise<{ body: Buffer; text: Buffer }> {
+  const r = await request(`${url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
+  const body = Buffer.from(await r.body.arrayBuffer());
+  if (r.statusCode !== 200) throw new Error(`scrape: HTTP ${r.statusCode}`);
+  return { body, text: r.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body };
 }
 
 export interface CycleOptions {
@@ -221,7 +236,8 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     // Warmed by polls at a short interval: one uncounted round more (the reload's) is enough.
     const warmup = s.warmPolls > 0 ? Math.min(1, options.warmup) : options.warmup;
     if (s.warmPolls > 0) {
-      polls += await waitForPolls(sim, s.warmPolls, s.warmPolls * WARM_INTERVAL_MS * 4 + 30_000);
+      const url = command.url;
+      polls += await waitForPolls(sim, s.warmPolls, s.warmPolls * WARM_INTERVAL_MS * 4 + 30_000, options.scrape ? () => scrapeOnce(url) : undefined);
       command.setPollInterval(intervalMs);
       sim.requests.clear();
     }
@@ -242,12 +258,10 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
       const beforeScrape = { cpu: readCpu(command.pid), at: performance.now() };
       let afterScrape = beforeScrape;
       if (options.scrape) {
-        const r = await request(`${command.url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
-        const body = Buffer.from(await r.body.arrayBuffer());
+        const scraped = await scrapeOnce(command.url);
         afterScrape = { cpu: readCpu(command.pid), at: performance.now() };
-        if (r.statusCode !== 200) throw new Error(`scrape: HTTP ${r.statusCode}`);
-        scrapeBytes = body.length;
-        text = r.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
+        scrapeBytes = scraped.body.length;
+        text = scraped.text;
       }
       // The floor of every round, counted or not (both sides warm up alike), while the exporter
       // idles: the poll's requests as logged so far (the round's end checks that none came after).
