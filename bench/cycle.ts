@@ -47,10 +47,10 @@ export interface CycleScenario {
   /**
    * Polls every WARM_INTERVAL_MS, each scraped once when the scenario scrapes, before the
    * scenario's own interval is set (config reload): the JIT and the start-up collections settle in
-   * polls, not seconds. At 1,000 streams every 10 s,
-   * V8 is still optimising functions a few minutes after start and a new process's heap is
-   * collected for memory a few times near 16 s: rounds of a fresh process measure that, once per
-   * process, instead of what each poll costs. A 10,000-stream poll makes its code hot itself.
+   * polls, not seconds. At 1,000 streams every 10 s, V8 is still optimising functions a few
+   * minutes after start and a new process's heap is collected for memory a few times near 16 s:
+   * rounds of a fresh process measure that, once per process, instead of what each poll costs. A
+   * 10,000-stream poll makes its code hot itself.
    */
   readonly warmPolls: number;
 }
@@ -187,7 +187,7 @@ async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: num
   return seen;
 }
 
-/** One gzip scrape of the command's exposition: its status, its encoding and its text. */
+/** One gzip scrape of the command's /metrics (an error unless HTTP 200): the body as sent, and its text. */
 async function scrapeOnce(url: string): Promise<{ body: Buffer; text: Buffer }> {
   const r = await request(`${url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
   const body = Buffer.from(await r.body.arrayBuffer());
