@@ -173,7 +173,7 @@ async function waitForPoll(sim: RunningSimulator, timeoutMs: number): Promise<nu
  * cleared as they are counted). With `scrape`, each new poll is scraped once, as Prometheus would
  * have scraped it: the serving and rendering code is then as warm as the polling code.
  */
-async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: number, scrape?: () => Promise<unknown>): Promise<number> {
+export async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: number, scrape?: () => Promise<unknown>): Promise<number> {
   const until = performance.now() + timeoutMs;
   let seen = 0;
   while (seen < count) {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
-import { pathOf } from '../../bench/cycle.js';
+import { pathOf, waitForPolls } from '../../bench/cycle.js';
+import { USER_AGENT_PRODUCT } from '../../src/version.js';
 import { zlibTime } from '../../bench/zlib-profile.js';
 
 describe('replaying a poll from the request log', () => {
@@ -30,6 +31,38 @@ describe('replaying a poll from the request log', () => {
     const replayed = sim.requests.last()!;
     expect(replayed.path).toBe(logged.path);
     expect(replayed.query).toEqual(logged.query);
+  });
+});
+
+describe('the warm-up polls', () => {
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ clock: 'manual', streams: 3, sessions: 0 });
+  });
+  afterAll(() => sim.close());
+
+  it('counts the exporter\'s polls, not other requests, and scrapes each new poll once', async () => {
+    const api = `${sim.url}/streamer/api/v3`;
+    const asExporter = { headers: { 'user-agent': `${USER_AGENT_PRODUCT}/test` } };
+    let scraped = 0;
+    let scrapedAgain: () => void = () => undefined;
+    // A poller that polls again only once its last poll was scraped: each wait finds one poll.
+    const polling = (async () => {
+      for (let i = 0; i < 5; i++) {
+        const next = new Promise<void>((resolve) => (scrapedAgain = resolve));
+        await (await fetch(`${api}/streams`, asExporter)).arrayBuffer();
+        await (await fetch(`${api}/config/stats`)).arrayBuffer(); // not the exporter's: no poll
+        await (await fetch(`${api}/config/stats`, asExporter)).arrayBuffer();
+        await next;
+      }
+    })();
+    const polls = await waitForPolls(sim, 5, 4_000, async () => {
+      scraped++;
+      scrapedAgain();
+    });
+    await polling;
+    expect(polls).toBe(5);
+    expect(scraped).toBe(5);
   });
 });
 
