@@ -1,6 +1,7 @@
 /**
  * The cycle phase's readings (bench/cycle.ts, bench/zlib-profile.ts) against real partners: the
- * simulator's request log replayed as logged, and V8 CPU profiles of real node processes.
+ * simulator's request log replayed as logged and counted in the warm-up, and V8 CPU profiles of
+ * real node processes.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { pathOf, waitForPolls } from '../../bench/cycle.js';
-import { USER_AGENT_PRODUCT } from '../../src/version.js';
 import { zlibTime } from '../../bench/zlib-profile.js';
+import { USER_AGENT_PRODUCT } from '../../src/version.js';
 
 describe('replaying a poll from the request log', () => {
   let sim: RunningSimulator;
