@@ -170,8 +170,9 @@ async function waitForPoll(sim: RunningSimulator, timeoutMs: number): Promise<nu
 
 /**
  * Waits until the exporter made `count` polls more; how many it made (the simulator's log is
- * cleared as they are counted). With `scrape`, each new poll is scraped once, as Prometheus would
- * have scraped it: the serving and rendering code is then as warm as the polling code.
+ * cleared as they are counted). With `scrape`, the exposition is scraped once after each look that
+ * found new polls (every 100 ms, so once a poll at WARM_INTERVAL_MS), as Prometheus would have
+ * scraped them: the serving and rendering code is then as warm as the polling code.
  */
 export async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: number, scrape?: () => Promise<unknown>): Promise<number> {
   const until = performance.now() + timeoutMs;
