@@ -13,13 +13,14 @@ import { pathOf, waitForPolls } from '../../bench/cycle.js';
 import { zlibTime } from '../../bench/zlib-profile.js';
 import { USER_AGENT_PRODUCT } from '../../src/version.js';
 
-describe('replaying a poll from the request log', () => {
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ clock: 'manual', streams: 30, sessions: 0 });
-  });
-  afterAll(() => sim.close());
+/** One simulator for the tests of the request log: each reads and clears the log as it goes. */
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSimulator({ clock: 'manual', streams: 30, sessions: 0 });
+});
+afterAll(() => sim.close());
 
+describe('replaying a poll from the request log', () => {
   it('sends a logged request again with the same path, limit, select and cursor', async () => {
     const api = `${sim.url}/streamer/api/v3/streams`;
     const first = (await (await fetch(`${api}?limit=7&select=name,stats.alive`)).json()) as { next: string };
@@ -36,12 +37,6 @@ describe('replaying a poll from the request log', () => {
 });
 
 describe('the warm-up polls', () => {
-  let sim: RunningSimulator;
-  beforeAll(async () => {
-    sim = await startSimulator({ clock: 'manual', streams: 3, sessions: 0 });
-  });
-  afterAll(() => sim.close());
-
   it('counts the exporter\'s polls, not other requests, and scrapes each new poll once', async () => {
     const api = `${sim.url}/streamer/api/v3`;
     const asExporter = { headers: { 'user-agent': `${USER_AGENT_PRODUCT}/test` } };
