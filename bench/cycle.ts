@@ -49,20 +49,32 @@ export interface CycleScenario {
    * scenario's own interval is set (config reload): the JIT and the start-up collections settle in
    * polls, not seconds. At 1,000 streams every 10 s, V8 is still optimising functions a few
    * minutes after start and a new process's heap is collected for memory a few times near 16 s:
-   * rounds of a fresh process measure that, once per process, instead of what each poll costs. A
-   * 10,000-stream poll makes its code hot itself.
+   * rounds of a fresh process measure that, once per process, instead of what each poll costs.
    */
   readonly warmPolls: number;
+  /**
+   * Rounds not counted at the scenario's own interval at least (beside --cycle-warmup), for the
+   * scenarios without warm-up polls. A config reload starts a target's state again (its sessions
+   * are all new to the next poll), so at 10,000 streams and 100,000 sessions the code warms in
+   * rounds of its own interval instead. Polled every 8 s, V8 still compiled 55, 56, 44, 30 and 28
+   * ms in the 3rd to 7th intervals (`--trace-opt`), 17-18 ms in the 8th and 9th, against a cycle of
+   * about 300 ms. Counted from the 5th round instead of the 3rd, two pairs of runs measured 287
+   * and 288 ms a cycle against 301 and 298.
+   */
+  readonly warmRounds: number;
 }
 
 export const WARM_INTERVAL_MS = 500;
 export const WARM_POLLS = 30;
+/** Rounds not counted of the scenarios of 10,000 streams (CycleScenario.warmRounds). */
+export const WARM_ROUNDS_LARGE = 4;
 /** Replays of the warm-up round's requests before its floor is measured (floorOf()). */
 const REPLAY_WARM = WARM_POLLS;
 
 const scenario = (shape: 'flat' | 'nested', streams: number, sessions: number, intervalS: number, minRounds = 0): CycleScenario => {
   const k = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
-  return { id: `${shape}-${k(streams)}${sessions > 0 ? `-${k(sessions)}` : ''}`, shape, streams, sessions, intervalS, minRounds, warmPolls: streams <= 1000 ? WARM_POLLS : 0 };
+  const small = streams <= 1000;
+  return { id: `${shape}-${k(streams)}${sessions > 0 ? `-${k(sessions)}` : ''}`, shape, streams, sessions, intervalS, minRounds, warmPolls: small ? WARM_POLLS : 0, warmRounds: small ? 0 : WARM_ROUNDS_LARGE };
 };
 
 /** The default run: the scenarios of the targets (about 8.5 minutes with idle and compression on a loaded 2-core machine). */
@@ -235,7 +247,7 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     let polls = pollsIn(sim.requests.entries().filter(isExporterRequest));
     sim.requests.clear();
     // Warmed by polls at a short interval: one uncounted round more (the reload's) is enough.
-    const warmup = s.warmPolls > 0 ? Math.min(1, options.warmup) : options.warmup;
+    const warmup = s.warmPolls > 0 ? Math.min(1, options.warmup) : Math.max(options.warmup, s.warmRounds);
     if (s.warmPolls > 0) {
       const url = command.url;
       polls += await waitForPolls(sim, s.warmPolls, s.warmPolls * WARM_INTERVAL_MS * 4 + 30_000, options.scrape ? () => scrapeOnce(url) : undefined);
