@@ -19,6 +19,7 @@ import {
 import type { ApiStats, JsonObject } from '../flussonic/api.js';
 import { USER_AGENT_PRODUCT } from '../version.js';
 import { keepWasmOnBaselineTier } from './wasm-tier.js';
+import { bodyText } from './body-text.js';
 import { addressRefusal, type AddressGuard, type RefusedRange } from './address-guard.js';
 import { upstreamConnector, type ConnectionBudget, type IdlePool } from './connections.js';
 
@@ -265,9 +266,8 @@ export class UpstreamHttp implements IdlePool {
 
   private parse(endpoint: string, chunks: Buffer[], bytes: number): JsonObject {
     if (bytes === 0) throw this.fail(endpoint, upstreamError('empty_body', { target: this.target, endpoint }, {}), true);
-    const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
     let value: unknown;
-    const text = buffer.toString('utf8');
+    const text = bodyText(chunks, bytes);
     try {
       value = JSON.parse(text);
     } catch (cause) {
