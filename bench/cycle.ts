@@ -58,8 +58,7 @@ export interface CycleScenario {
    * are all new to the next poll), so at 10,000 streams and 100,000 sessions the code warms in
    * rounds of its own interval instead. Polled every 8 s, V8 still compiled 55, 56, 44, 30 and 28
    * ms in the 3rd to 7th intervals (`--trace-opt`), 17-18 ms in the 8th and 9th, against a cycle of
-   * about 300 ms. Counted from the 5th round instead of the 3rd, two pairs of runs measured 287
-   * and 288 ms a cycle against 301 and 298.
+   * about 300 ms: the counted rounds begin after the 4th.
    */
   readonly warmRounds: number;
 }
