@@ -26,6 +26,11 @@ export interface FlussonicClientOptions {
   readonly budget?: ConnectionBudget;
 }
 
+/** How long an idle connection is kept: past the pause between two polls, 10 min at most (the server's own hint wins). */
+function keepAliveFor(pollIntervalMs: number): number {
+  return Math.min(pollIntervalMs + 10_000, 10 * 60_000);
+}
+
 export class FlussonicClient implements FlussonicApi {
   private readonly http: UpstreamHttp;
   private readonly apiPrefix: string;
@@ -45,8 +50,7 @@ export class FlussonicClient implements FlussonicApi {
       maxResponseBytes: config.maxResponseBytes,
       stats: options.stats,
       retryBackoffMs: options.retryBackoffMs,
-      // An idle connection survives the pause between two polls (the server's own hint wins).
-      keepAliveTimeoutMs: Math.min(config.pollIntervalMs + 10_000, 10 * 60_000),
+      keepAliveTimeoutMs: keepAliveFor(config.pollIntervalMs),
       userAgent: options.userAgent,
       ...(config.tlsCa !== undefined ? { ca: config.tlsCa } : {}),
       connections: config.maxConnections ?? DEFAULT_MAX_CONNECTIONS_PER_SERVER,
@@ -54,6 +58,11 @@ export class FlussonicClient implements FlussonicApi {
       ...(options.budget !== undefined ? { budget: options.budget } : {}),
       onRefused: (range) => options.stats.refused?.(range),
     });
+  }
+
+  /** The server is polled every `intervalMs` from now on: idle connections are kept that long. */
+  retime(intervalMs: number): void {
+    this.http.setKeepAliveTimeout(keepAliveFor(intervalMs));
   }
 
   getJson(endpoint: string, path: string, signal: AbortSignal, query?: Readonly<Record<string, string>>): Promise<JsonObject> {

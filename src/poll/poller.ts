@@ -8,7 +8,7 @@
  * How targets plug in. A target is a Flussonic server or a Catena service; the poller knows only
  * this small interface (src/poll/targets.ts builds both kinds):
  *
- *   Target           { kind, name, labelName, intervalMs, maxSeries, collectors, keepSeriesOnFailure, close() }
+ *   Target           { kind, name, labelName, intervalMs, maxSeries, collectors, keepSeriesOnFailure, close(), retime?() }
  *   TargetCollector  { name, collect({ signal, log, out }) => Promise<void | NO_DATA> }
  *
  * A poll runs every collector of the target side by side, each into its own SeriesWriter
@@ -53,6 +53,7 @@ export interface Target {
   readonly name: string;
   /** Label carrying the name on upstream series: `server` or `catena`. */
   readonly labelName: 'server' | 'catena';
+  /** The poll interval the target was made with (a reload may change it: retime()). */
   readonly intervalMs: number;
   /** Series cap of each collector's writer. */
   readonly maxSeries: number;
@@ -63,14 +64,18 @@ export interface Target {
   readonly keepSeriesOnFailure: boolean;
   /** Releases what the target holds (connection pools). In-flight requests are aborted first. */
   close(): Promise<void>;
+  /** Hears that the target is polled every `intervalMs` from now on (what depends on the pause between polls). */
+  retime?(intervalMs: number): void;
 }
 
 /** How the exporter describes a target to the poller: built only when new or changed. */
 export interface TargetSpec {
   readonly kind: Target['kind'];
   readonly name: string;
-  /** Changes whenever the target's configuration changes (secrets included; never shown). */
+  /** Changes whenever the target's configuration other than its poll interval changes (secrets included; never shown). */
   readonly fingerprint: string;
+  /** The poll interval: a running target with the same fingerprint takes on a new one. */
+  readonly intervalMs: number;
   create(): Target;
 }
 
@@ -142,7 +147,7 @@ export class Poller {
   /**
    * Applies the wanted set of targets: new ones are created (and started if the poller runs),
    * removed ones stopped with their series and self-metrics withdrawn, changed ones (other
-   * fingerprint) replaced; unchanged ones keep running untouched.
+   * fingerprint) replaced; unchanged ones keep running untouched, on the spec's poll interval.
    */
   async apply(specs: readonly TargetSpec[]): Promise<void> {
     if (this.stopped) return;
@@ -150,7 +155,10 @@ export class Poller {
     const removals: Promise<void>[] = [];
     for (const [key, runner] of this.runners) {
       const spec = wanted.get(key);
-      if (spec && spec.fingerprint === runner.fingerprint) continue;
+      if (spec && spec.fingerprint === runner.fingerprint) {
+        runner.retime(spec.intervalMs);
+        continue;
+      }
       this.runners.delete(key);
       removals.push(this.retire(runner, spec ? 'target configuration changed' : 'target removed from the configuration'));
     }
@@ -214,8 +222,12 @@ class TargetRunner {
   private inFlight: AbortController | undefined;
   private stopped = false;
   private readonly log: Logger;
+  /** The poll interval now: the target's, until a reload changes it (retime()). */
+  private intervalMs: number;
   /** Where in the interval this target is polled after its first poll (pollPhaseMs). */
-  private readonly phaseMs: number;
+  private phaseMs: number;
+  /** When the last poll from the loop started (Unix ms); undefined before the first. */
+  private lastStartedAt: number | undefined;
   /** Samples per family of each collector's last run here: the next run's writer is made for them. */
   private readonly sampleSizes = new Map<string, SampleSizes>();
   /** Each collector's child logger, made once: a pino child costs a copy of its bindings through redaction. */
@@ -227,13 +239,33 @@ class TargetRunner {
     private readonly deps: PollerDeps,
   ) {
     this.log = deps.log.child({ [target.labelName]: target.name });
+    this.intervalMs = target.intervalMs;
     this.phaseMs = pollPhaseMs(targetKey(target.kind, target.name), target.intervalMs);
     this.status = { kind: target.kind, name: target.name, intervalMs: target.intervalMs };
   }
 
+  /**
+   * Polls every `intervalMs` from now on: the next poll the loop waits for moves onto the new
+   * interval's phase (at once if that is already past); a poll in flight schedules its successor
+   * on the new interval itself. The target keeps its series, counters and state.
+   */
+  retime(intervalMs: number): void {
+    if (intervalMs === this.intervalMs || this.stopped) return;
+    const before = this.intervalMs;
+    this.intervalMs = intervalMs;
+    this.phaseMs = pollPhaseMs(targetKey(this.target.kind, this.target.name), intervalMs);
+    this.status = { ...this.status, intervalMs };
+    this.target.retime?.(intervalMs);
+    this.log.info({ fromSeconds: before / 1000, toSeconds: intervalMs / 1000 }, 'poll interval changed');
+    if (this.timer && this.lastStartedAt !== undefined) {
+      clearTimeout(this.timer);
+      this.schedule(Math.max(0, nextPollAtMs(this.lastStartedAt, intervalMs, this.phaseMs) - Date.now()));
+    }
+  }
+
   start(): void {
     if (this.stopped || this.timer) return;
-    this.schedule(firstPollDelayMs(this.target.intervalMs, Math.random));
+    this.schedule(firstPollDelayMs(this.intervalMs, Math.random));
   }
 
   pollNow(): Promise<void> {
@@ -257,11 +289,12 @@ class TargetRunner {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const startedAt = Date.now();
+      this.lastStartedAt = startedAt;
       void this.pollNow()
         .catch(() => undefined)
         .then(() => {
           // Fixed rate, on the target's phase of the interval.
-          if (!this.stopped) this.schedule(Math.max(0, nextPollAtMs(startedAt, this.target.intervalMs, this.phaseMs) - Date.now()));
+          if (!this.stopped) this.schedule(Math.max(0, nextPollAtMs(startedAt, this.intervalMs, this.phaseMs) - Date.now()));
         });
     }, delayMs);
     this.timer.unref();
@@ -270,7 +303,7 @@ class TargetRunner {
   private async poll(): Promise<void> {
     if (this.stopped) return;
     const { target } = this;
-    const deadlineMs = pollDeadlineMs(target.intervalMs);
+    const deadlineMs = pollDeadlineMs(this.intervalMs);
     const controller = new AbortController();
     this.inFlight = controller;
     let deadlineMissed = false;

@@ -38,12 +38,13 @@ export interface TargetDeps {
 /** The poller's spec of an assigned target (in the worker that owns it). */
 export function targetSpec({ id, target }: AssignedTarget, deps: TargetDeps): TargetSpec {
   const fingerprint = String(id);
+  const intervalMs = target.config.pollIntervalMs;
   if (target.kind === 'server') {
     const config = target.config;
-    return { kind: 'server', name: config.name, fingerprint, create: () => serverTarget(config, deps) };
+    return { kind: 'server', name: config.name, fingerprint, intervalMs, create: () => serverTarget(config, deps) };
   }
   const config = target.config;
-  return { kind: 'catena', name: config.name, fingerprint, create: () => catenaTarget(config, deps.catenaCollector, deps) };
+  return { kind: 'catena', name: config.name, fingerprint, intervalMs, create: () => catenaTarget(config, deps.catenaCollector, deps) };
 }
 
 export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
@@ -74,6 +75,7 @@ export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
     collectors,
     keepSeriesOnFailure: false,
     close: () => client.close(),
+    retime: (intervalMs) => client.retime(intervalMs),
   };
 }
 

@@ -24,7 +24,7 @@ import type { ExpositionCache } from '../serve/exposition.js';
 import type { SelfMetrics } from '../serve/self.js';
 import { unitOf } from '../lib/hash.js';
 import { targetKey, type TargetStatus } from '../poll/poller.js';
-import { fingerprint } from './target-descriptions.js';
+import { identityOf } from './target-descriptions.js';
 import type { ChannelFactory, WorkerChannel } from './channels.js';
 import type { AssignedTarget, FromWorker, PollResult, TargetDescription } from './protocol.js';
 import type { PreparedTarget } from '../render/prepare.js';
@@ -45,8 +45,10 @@ export interface PoolDeps {
 interface Assigned {
   readonly key: string;
   readonly id: number;
-  readonly fingerprint: string;
-  readonly description: TargetDescription;
+  /** identityOf(description): what the target is, less its poll interval. */
+  readonly identity: string;
+  /** The latest description (a reload may change its poll interval only). */
+  description: TargetDescription;
   readonly slot: Slot;
   status: TargetStatus;
 }
@@ -104,7 +106,8 @@ export class WorkerPool {
 
   /**
    * The set of targets to poll now. New ones are created, removed ones stopped with their series
-   * and self-metrics withdrawn, changed ones replaced; unchanged ones keep running untouched.
+   * and self-metrics withdrawn, changed ones replaced; unchanged ones keep running untouched, and
+   * so do those whose poll interval alone changed: their worker moves them onto the new one.
    */
   apply(targets: readonly TargetDescription[]): void {
     if (this.stopping) return;
@@ -112,7 +115,11 @@ export class WorkerPool {
     const wanted = new Map(targets.map((t) => [targetKey(t.kind, t.config.name), t]));
     for (const [key, a] of this.assigned) {
       const next = wanted.get(key);
-      if (next && fingerprint(next) === a.fingerprint) continue;
+      if (next && identityOf(next) === a.identity) {
+        a.description = next;
+        a.status = { ...a.status, intervalMs: next.config.pollIntervalMs };
+        continue;
+      }
       this.assigned.delete(key);
       cache.withdraw(key);
       self.removeTarget(a.description.kind, a.description.config.name);
@@ -122,7 +129,7 @@ export class WorkerPool {
       const slot = this.slots[ownerOf(key, this.slots.length)]!;
       const { kind, config } = description;
       const status: TargetStatus = { kind, name: config.name, intervalMs: config.pollIntervalMs };
-      this.assigned.set(key, { key, id: this.nextId++, fingerprint: fingerprint(description), description, slot, status });
+      this.assigned.set(key, { key, id: this.nextId++, identity: identityOf(description), description, slot, status });
     }
     for (const slot of this.slots) this.sendTargets(slot);
   }

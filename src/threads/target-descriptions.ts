@@ -15,6 +15,15 @@ export function targetDescriptions(config: ExporterConfig): TargetDescription[] 
   ];
 }
 
+/**
+ * What a target is, less when it is polled: two descriptions with the same identity are the same
+ * target, and a running one takes on a new poll interval (src/poll/poller.ts) instead of being
+ * replaced, so its series, counters and connections stay.
+ */
+export function identityOf(description: TargetDescription): string {
+  return fingerprint({ ...description, config: { ...description.config, pollIntervalMs: undefined } });
+}
+
 /** A stable text of a config object (Map included) to tell whether it changed. */
 export function fingerprint(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {

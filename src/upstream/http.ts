@@ -73,6 +73,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 
 export class UpstreamHttp implements IdlePool {
   private pool: Pool;
+  private keepAliveTimeoutMs: number;
   private readonly origin: string;
   private inFlight = 0;
   private readonly basePath: string;
@@ -87,6 +88,7 @@ export class UpstreamHttp implements IdlePool {
     this.basePath = url.pathname.replace(/\/+$/, '');
     keepWasmOnBaselineTier();
     this.origin = url.origin;
+    this.keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? 60_000;
     this.pool = this.newPool();
     options.budget?.register(this);
     this.headers = { accept: 'application/json', 'user-agent': options.userAgent ?? USER_AGENT_PRODUCT, ...options.secretHeaders };
@@ -106,7 +108,7 @@ export class UpstreamHttp implements IdlePool {
     return new Pool(this.origin, {
       connections: options.connections ?? 4,
       pipelining: 1,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 60_000,
+      keepAliveTimeout: this.keepAliveTimeoutMs,
       keepAliveMaxTimeout: 10 * 60_000,
       // Our own per-attempt deadline fires first and gives the precise reason; these are a backstop.
       headersTimeout: options.timeoutMs + 1000,
@@ -126,6 +128,16 @@ export class UpstreamHttp implements IdlePool {
     const old = this.pool;
     this.pool = this.newPool();
     void old.close().catch(() => undefined);
+  }
+
+  /**
+   * Keeps idle connections `ms` from now on: the pool is made anew with it (a pool's keep-alive is
+   * fixed), the old one closing once its requests in flight have ended.
+   */
+  setKeepAliveTimeout(ms: number): void {
+    if (ms === this.keepAliveTimeoutMs) return;
+    this.keepAliveTimeoutMs = ms;
+    this.recycle();
   }
 
   /** Counts an error found above this layer (a walk guard, a shape check) like the ones found here. */

@@ -289,6 +289,29 @@ describe('reload', () => {
     expect(scripts.get('edge-1')!.created).toBe(2);
   });
 
+  it('moves a target whose poll interval alone changed onto the new interval, keeping the target and its series', async () => {
+    const { exporter, metrics, script, log } = setup(['edge-1'], { overrides: { pollIntervalMs: 60_000 } });
+    const edge1 = script('edge-1');
+    const first = new Promise<void>((resolve) => (edge1.onPoll = resolve));
+    exporter.start();
+    await first;
+    await exporter.pollOnce(); // the first poll's outcome is in: its series are served
+    expect(value(await metrics(), 'flussonic_up', { server: 'edge-1' })).toBe(1);
+    // The next loop poll is a minute away; at 300 ms the loop polls three more times within ~1 s.
+    const polls = edge1.polls;
+    const three = new Promise<void>((resolve) => (edge1.onPoll = () => edge1.polls >= polls + 3 && resolve()));
+    exporter.reload(exporterConfig([serverConfig('edge-1', 'http://127.0.0.1:9', { pollIntervalMs: 300 })]));
+    const started = Date.now();
+    await Promise.race([three, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    expect(edge1.polls - polls, 'loop polls within 5 s of the change').toBeGreaterThanOrEqual(3);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(edge1.created).toBe(1);
+    expect(exporter.pool.statuses()[0]!.intervalMs).toBe(300);
+    expect(log.entries().some((e) => e.msg === 'poll interval changed' && e.fromSeconds === 60 && e.toSeconds === 0.3)).toBe(true);
+    expect(log.entries().some((e) => e.msg === 'target configuration changed')).toBe(false);
+    expect(value(await metrics(), 'flussonic_up', { server: 'edge-1' })).toBe(1);
+  });
+
   it('sets the config reload self-metrics', async () => {
     const exporter = createExporter({ config: exporterConfig([serverConfig('edge-1', 'http://127.0.0.1:9')]), logger: captureLogger().logger, version: '1.2.3-test' });
     running.push(exporter);
