@@ -54,8 +54,8 @@ export interface CycleScenario {
   readonly warmPolls: number;
   /**
    * Rounds not counted at the scenario's own interval at least (beside --cycle-warmup), for the
-   * scenarios without warm-up polls. A config reload starts a target's state again (its sessions
-   * are all new to the next poll), so at 10,000 streams and 100,000 sessions the code warms in
+   * scenarios without warm-up polls. A poll of 10,000 streams and 100,000 sessions takes longer
+   * than the deadline of a WARM_INTERVAL_MS interval (250 ms), so at that size the code warms in
    * rounds of its own interval instead. Polled every 8 s, V8 still compiled 55, 56, 44, 30 and 28
    * ms in the 3rd to 7th intervals (`--trace-opt`), 17-18 ms in the 8th and 9th, against a cycle of
    * about 300 ms: the counted rounds begin after the 4th.
