@@ -9,6 +9,7 @@
 import type { CatenaConfig } from '../config/types.js';
 import type { ApiStats } from '../flussonic/api.js';
 import { UpstreamHttp } from '../upstream/http.js';
+import type { PollTiming } from '../poll/schedule.js';
 import { cursorWalk } from '../upstream/walk.js';
 import { parseOperation, type Operation } from './records.js';
 import { formatIsoMs } from './time.js';
@@ -45,6 +46,9 @@ export interface OperationsClientDeps {
   readonly retryBackoffMs?: number;
 }
 
+/** How long an idle connection to the service is kept. */
+const KEEP_ALIVE_MS = 60_000;
+
 export class OperationsClient {
   private readonly http: UpstreamHttp;
   private closed = false;
@@ -60,6 +64,7 @@ export class OperationsClient {
       secretHeaders: { 'x-auth-token': config.apiKey },
       credentialHint: 'the configured api_key or api_key_file',
       timeoutMs: config.timeoutMs,
+      keepAliveTimeoutMs: KEEP_ALIVE_MS,
       maxResponseBytes: config.maxResponseBytes,
       stats: deps.stats,
       connections: 2,
@@ -106,6 +111,11 @@ export class OperationsClient {
       all.rejected.push(...page.rejected);
     }
     return all;
+  }
+
+  /** Requests take the new timing's timeout from now on. */
+  retime(timing: PollTiming): void {
+    this.http.retime({ timeoutMs: timing.timeoutMs, keepAliveTimeoutMs: KEEP_ALIVE_MS });
   }
 
   /** Closes the connection pool; a second call does nothing. */

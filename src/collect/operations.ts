@@ -26,6 +26,7 @@ import { formatIsoMs } from '../catena/time.js';
 import { OPERATIONS_FAMILIES } from './operations-families.js';
 import type { SeriesWriter } from '../render/series.js';
 import type { CatenaCollectContext, CatenaCollector } from './types.js';
+import type { PollTiming } from '../poll/schedule.js';
 
 const {
   operations: OPERATIONS,
@@ -121,6 +122,10 @@ export class OperationsCollector implements CatenaCollector {
     renderLedger(ledger, this.config.prices, ctx.out);
     // From 0 once the log has anything (so that increase() sees the first rejection).
     if (ledger.portals.size > 0 || this.future.count > 0) ctx.out.add(REJECTED, ['future'], this.future.count);
+  }
+
+  retime(timing: PollTiming): void {
+    this.client.retime(timing);
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/types.js';
 import type { FlussonicApi } from '../flussonic/api.js';
 import type { SeriesWriter } from '../render/series.js';
+import type { PollTiming } from '../poll/schedule.js';
 
 /** What a collector gets for one poll. Only the poller builds it. */
 export interface CollectContext {
@@ -50,4 +51,6 @@ export interface CatenaCollectContext {
 export interface CatenaCollector {
   collect(ctx: CatenaCollectContext): Promise<void>;
   close(): Promise<void>;
+  /** Takes on a reload's new request timeout (PollTiming); the ledger stays. */
+  retime?(timing: PollTiming): void;
 }

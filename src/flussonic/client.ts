@@ -14,6 +14,7 @@ import { UpstreamHttp } from '../upstream/http.js';
 import { PageSize } from '../upstream/page-size.js';
 import { cursorWalk } from '../upstream/walk.js';
 import type { ApiStats, FlussonicApi, JsonObject, WalkOptions } from './api.js';
+import type { PollTiming } from '../poll/schedule.js';
 
 export interface FlussonicClientOptions {
   readonly config: ServerConfig;
@@ -60,9 +61,9 @@ export class FlussonicClient implements FlussonicApi {
     });
   }
 
-  /** The server is polled every `intervalMs` from now on: idle connections are kept that long. */
-  retime(intervalMs: number): void {
-    this.http.setKeepAliveTimeout(keepAliveFor(intervalMs));
+  /** The server is polled with a new timing from now on: requests take its timeout, idle connections outlast its interval. */
+  retime(timing: PollTiming): void {
+    this.http.retime({ timeoutMs: timing.timeoutMs, keepAliveTimeoutMs: keepAliveFor(timing.intervalMs) });
   }
 
   getJson(endpoint: string, path: string, signal: AbortSignal, query?: Readonly<Record<string, string>>): Promise<JsonObject> {

@@ -8,7 +8,7 @@
  * How targets plug in. A target is a Flussonic server or a Catena service; the poller knows only
  * this small interface (src/poll/targets.ts builds both kinds):
  *
- *   Target           { kind, name, labelName, intervalMs, maxSeries, collectors, keepSeriesOnFailure, close(), retime?() }
+ *   Target           { kind, name, labelName, maxSeries, collectors, keepSeriesOnFailure, close(), retime?() }
  *   TargetCollector  { name, collect({ signal, log, out }) => Promise<void | NO_DATA> }
  *
  * A poll runs every collector of the target side by side, each into its own SeriesWriter
@@ -30,7 +30,7 @@ import { upstreamError, type UpstreamError } from '../lib/errors.js';
 import type { SampleSource } from '../render/prepare.js';
 import { InvalidValuesError, type InvalidValue } from '../families/ranges.js';
 import { describeFailure, overBudgetMessage } from './report.js';
-import { firstPollDelayMs, nextPollAtMs, pollDeadlineMs, pollPhaseMs } from './schedule.js';
+import { firstPollDelayMs, nextPollAtMs, pollDeadlineMs, pollPhaseMs, type PollTiming } from './schedule.js';
 import { raceAbort } from './race-abort.js';
 import { SeriesWriter, type SampleSizes, type ShapeProblem } from '../render/series.js';
 
@@ -53,8 +53,6 @@ export interface Target {
   readonly name: string;
   /** Label carrying the name on upstream series: `server` or `catena`. */
   readonly labelName: 'server' | 'catena';
-  /** The poll interval the target was made with (a reload may change it: retime()). */
-  readonly intervalMs: number;
   /** Series cap of each collector's writer. */
   readonly maxSeries: number;
   /** Label value cap of each collector's writer, in UTF-8 bytes (default 256: src/render/label-cap.ts). */
@@ -64,18 +62,19 @@ export interface Target {
   readonly keepSeriesOnFailure: boolean;
   /** Releases what the target holds (connection pools). In-flight requests are aborted first. */
   close(): Promise<void>;
-  /** Hears that the target is polled every `intervalMs` from now on (what depends on the pause between polls). */
-  retime?(intervalMs: number): void;
+  /** Takes on a new timing (its clients' request timeout and keep-alive); the poller keeps the interval. */
+  retime?(timing: PollTiming): void;
 }
+
 
 /** How the exporter describes a target to the poller: built only when new or changed. */
 export interface TargetSpec {
   readonly kind: Target['kind'];
   readonly name: string;
-  /** Changes whenever the target's configuration other than its poll interval changes (secrets included; never shown). */
+  /** Changes whenever the target's configuration other than its timing changes (secrets included; never shown). */
   readonly fingerprint: string;
-  /** The poll interval: a running target with the same fingerprint takes on a new one. */
-  readonly intervalMs: number;
+  /** A running target with the same fingerprint takes on a new timing. */
+  readonly timing: PollTiming;
   create(): Target;
 }
 
@@ -147,7 +146,7 @@ export class Poller {
   /**
    * Applies the wanted set of targets: new ones are created (and started if the poller runs),
    * removed ones stopped with their series and self-metrics withdrawn, changed ones (other
-   * fingerprint) replaced; unchanged ones keep running untouched, on the spec's poll interval.
+   * fingerprint) replaced; unchanged ones keep running untouched, on the spec's timing.
    */
   async apply(specs: readonly TargetSpec[]): Promise<void> {
     if (this.stopped) return;
@@ -156,7 +155,7 @@ export class Poller {
     for (const [key, runner] of this.runners) {
       const spec = wanted.get(key);
       if (spec && spec.fingerprint === runner.fingerprint) {
-        runner.retime(spec.intervalMs);
+        runner.retime(spec.timing);
         continue;
       }
       this.runners.delete(key);
@@ -165,7 +164,7 @@ export class Poller {
     await Promise.all(removals);
     for (const [key, spec] of wanted) {
       if (this.runners.has(key)) continue;
-      const runner = new TargetRunner(spec.fingerprint, spec.create(), this.deps);
+      const runner = new TargetRunner(spec.fingerprint, spec.timing, spec.create(), this.deps);
       this.runners.set(key, runner);
       if (this.started) runner.start();
     }
@@ -222,8 +221,8 @@ class TargetRunner {
   private inFlight: AbortController | undefined;
   private stopped = false;
   private readonly log: Logger;
-  /** The poll interval now: the target's, until a reload changes it (retime()). */
-  private intervalMs: number;
+  /** When the target is polled and its requests' timeout, until a reload changes them (retime()). */
+  private timing: PollTiming;
   /** Where in the interval this target is polled after its first poll (pollPhaseMs). */
   private phaseMs: number;
   /** When the last poll from the loop started (Unix ms); undefined before the first. */
@@ -235,28 +234,35 @@ class TargetRunner {
 
   constructor(
     readonly fingerprint: string,
+    timing: PollTiming,
     readonly target: Target,
     private readonly deps: PollerDeps,
   ) {
     this.log = deps.log.child({ [target.labelName]: target.name });
-    this.intervalMs = target.intervalMs;
-    this.phaseMs = pollPhaseMs(targetKey(target.kind, target.name), target.intervalMs);
-    this.status = { kind: target.kind, name: target.name, intervalMs: target.intervalMs };
+    this.timing = timing;
+    this.phaseMs = pollPhaseMs(targetKey(target.kind, target.name), timing.intervalMs);
+    this.status = { kind: target.kind, name: target.name, intervalMs: timing.intervalMs };
+  }
+
+  private get intervalMs(): number {
+    return this.timing.intervalMs;
   }
 
   /**
-   * Polls every `intervalMs` from now on: the next poll the loop waits for moves onto the new
-   * interval's phase (at once if that is already past); a poll in flight schedules its successor
-   * on the new interval itself. The target keeps its series, counters and state.
+   * Takes on a new timing. The target keeps its series, counters and state; its requests get the
+   * new timeout. On a new interval, the next poll the loop waits for moves onto the interval's
+   * phase (at once if that is already past); a poll in flight schedules its successor itself.
    */
-  retime(intervalMs: number): void {
-    if (intervalMs === this.intervalMs || this.stopped) return;
-    const before = this.intervalMs;
-    this.intervalMs = intervalMs;
+  retime(timing: PollTiming): void {
+    const before = this.timing;
+    if (this.stopped || (timing.intervalMs === before.intervalMs && timing.timeoutMs === before.timeoutMs)) return;
+    this.timing = timing;
+    this.target.retime?.(timing);
+    if (timing.intervalMs === before.intervalMs) return;
+    const { intervalMs } = timing;
     this.phaseMs = pollPhaseMs(targetKey(this.target.kind, this.target.name), intervalMs);
     this.status = { ...this.status, intervalMs };
-    this.target.retime?.(intervalMs);
-    this.log.info({ fromSeconds: before / 1000, toSeconds: intervalMs / 1000 }, 'poll interval changed');
+    this.log.info({ fromSeconds: before.intervalMs / 1000, toSeconds: intervalMs / 1000 }, 'poll interval changed');
     if (this.timer && this.lastStartedAt !== undefined) {
       clearTimeout(this.timer);
       this.schedule(Math.max(0, nextPollAtMs(this.lastStartedAt, intervalMs, this.phaseMs) - Date.now()));

@@ -7,6 +7,16 @@ import { unitOf } from '../lib/hash.js';
 /** Deadline of a whole poll (the config's default timeouts are below it). */
 export { pollDeadlineMs } from '../config/values.js';
 
+/**
+ * When a target is polled and how long one of its requests may take (`poll_interval` and
+ * `timeout`, whose default follows the interval): what a reload changes on a running target
+ * without replacing it.
+ */
+export interface PollTiming {
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+}
+
 /** Delay of a target's first poll: a random phase up to a tenth of its interval, at most 2 s. */
 export function firstPollDelayMs(intervalMs: number, random: () => number): number {
   return Math.floor(random() * Math.min(intervalMs / 10, 2000));

@@ -38,13 +38,13 @@ export interface TargetDeps {
 /** The poller's spec of an assigned target (in the worker that owns it). */
 export function targetSpec({ id, target }: AssignedTarget, deps: TargetDeps): TargetSpec {
   const fingerprint = String(id);
-  const intervalMs = target.config.pollIntervalMs;
+  const timing = { intervalMs: target.config.pollIntervalMs, timeoutMs: target.config.timeoutMs };
   if (target.kind === 'server') {
     const config = target.config;
-    return { kind: 'server', name: config.name, fingerprint, intervalMs, create: () => serverTarget(config, deps) };
+    return { kind: 'server', name: config.name, fingerprint, timing, create: () => serverTarget(config, deps) };
   }
   const config = target.config;
-  return { kind: 'catena', name: config.name, fingerprint, intervalMs, create: () => catenaTarget(config, deps.catenaCollector, deps) };
+  return { kind: 'catena', name: config.name, fingerprint, timing, create: () => catenaTarget(config, deps.catenaCollector, deps) };
 }
 
 export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
@@ -69,13 +69,12 @@ export function serverTarget(config: ServerConfig, deps: TargetDeps): Target {
     kind: 'server',
     name: config.name,
     labelName: 'server',
-    intervalMs: config.pollIntervalMs,
     maxSeries: config.maxSeries,
     ...(config.maxLabelValueBytes !== undefined ? { maxLabelValueBytes: config.maxLabelValueBytes } : {}),
     collectors,
     keepSeriesOnFailure: false,
     close: () => client.close(),
-    retime: (intervalMs) => client.retime(intervalMs),
+    retime: (timing) => client.retime(timing),
   };
 }
 
@@ -99,10 +98,10 @@ export function catenaTarget(config: CatenaConfig, factory: CatenaCollectorFacto
     kind: 'catena',
     name: config.name,
     labelName: 'catena',
-    intervalMs: config.pollIntervalMs,
     maxSeries: Number.POSITIVE_INFINITY,
     collectors: [{ name: 'operations', collect: (ctx) => collector.collect(ctx) }],
     keepSeriesOnFailure: true,
     close: () => collector.close(),
+    retime: (timing) => collector.retime?.(timing),
   };
 }

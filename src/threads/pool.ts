@@ -107,7 +107,7 @@ export class WorkerPool {
   /**
    * The set of targets to poll now. New ones are created, removed ones stopped with their series
    * and self-metrics withdrawn, changed ones replaced; unchanged ones keep running untouched, and
-   * so do those whose poll interval alone changed: their worker moves them onto the new one.
+   * so do those whose timing alone changed (poll interval, timeout): their worker retimes them.
    */
   apply(targets: readonly TargetDescription[]): void {
     if (this.stopping) return;

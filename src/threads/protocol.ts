@@ -15,8 +15,8 @@ export type TargetDescription =
 
 /**
  * A target given to a worker. `id` is the main thread's generation of it: it changes when the
- * target's configuration does (all but its poll interval, which the running target takes on:
- * identityOf()), and results carrying an older id are ignored.
+ * target's configuration does (all but its poll interval and timeout, which the running target
+ * takes on: identityOf()), and results carrying an older id are ignored.
  */
 export interface AssignedTarget {
   readonly id: number;

@@ -16,12 +16,12 @@ export function targetDescriptions(config: ExporterConfig): TargetDescription[] 
 }
 
 /**
- * What a target is, less when it is polled: two descriptions with the same identity are the same
- * target, and a running one takes on a new poll interval (src/poll/poller.ts) instead of being
- * replaced, so its series, counters and connections stay.
+ * What a target is, less its timing (PollTiming: poll interval and request timeout): two
+ * descriptions with the same identity are the same target, and a running one takes on a new
+ * timing (src/poll/poller.ts) instead of being replaced, so its series, counters and state stay.
  */
 export function identityOf(description: TargetDescription): string {
-  return fingerprint({ ...description, config: { ...description.config, pollIntervalMs: undefined } });
+  return fingerprint({ ...description, config: { ...description.config, pollIntervalMs: undefined, timeoutMs: undefined } });
 }
 
 /** A stable text of a config object (Map included) to tell whether it changed. */

@@ -71,9 +71,15 @@ const ERROR_BODY_DRAIN_BYTES = 64 * 1024;
 /** Error codes of failures where the request got no response but the connection was the problem. */
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
+/** How long one request attempt may take, and how long an idle connection is kept (ms). */
+export interface HttpTiming {
+  readonly timeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+}
+
 export class UpstreamHttp implements IdlePool {
   private pool: Pool;
-  private keepAliveTimeoutMs: number;
+  private timing: HttpTiming;
   private readonly origin: string;
   private inFlight = 0;
   private readonly basePath: string;
@@ -88,7 +94,7 @@ export class UpstreamHttp implements IdlePool {
     this.basePath = url.pathname.replace(/\/+$/, '');
     keepWasmOnBaselineTier();
     this.origin = url.origin;
-    this.keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? 60_000;
+    this.timing = { timeoutMs: options.timeoutMs, keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 60_000 };
     this.pool = this.newPool();
     options.budget?.register(this);
     this.headers = { accept: 'application/json', 'user-agent': options.userAgent ?? USER_AGENT_PRODUCT, ...options.secretHeaders };
@@ -102,17 +108,18 @@ export class UpstreamHttp implements IdlePool {
 
   private newPool(): Pool {
     const { options } = this;
+    const { timeoutMs, keepAliveTimeoutMs } = this.timing;
     const connect = options.guard === undefined && options.budget === undefined
-      ? { timeout: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) }
-      : upstreamConnector({ timeoutMs: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}), ...(options.guard ? { guard: options.guard } : {}), ...(options.budget ? { budget: options.budget } : {}) });
+      ? { timeout: timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) }
+      : upstreamConnector({ timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}), ...(options.guard ? { guard: options.guard } : {}), ...(options.budget ? { budget: options.budget } : {}) });
     return new Pool(this.origin, {
       connections: options.connections ?? 4,
       pipelining: 1,
-      keepAliveTimeout: this.keepAliveTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
       keepAliveMaxTimeout: 10 * 60_000,
       // Our own per-attempt deadline fires first and gives the precise reason; these are a backstop.
-      headersTimeout: options.timeoutMs + 1000,
-      bodyTimeout: options.timeoutMs + 1000,
+      headersTimeout: timeoutMs + 1000,
+      bodyTimeout: timeoutMs + 1000,
       connect,
     });
   }
@@ -131,12 +138,12 @@ export class UpstreamHttp implements IdlePool {
   }
 
   /**
-   * Keeps idle connections `ms` from now on: the pool is made anew with it (a pool's keep-alive is
-   * fixed), the old one closing once its requests in flight have ended.
+   * Times requests and keeps idle connections by `timing` from now on: the pool is made anew with
+   * it (a pool's timeouts are fixed), the old one closing once its requests in flight have ended.
    */
-  setKeepAliveTimeout(ms: number): void {
-    if (ms === this.keepAliveTimeoutMs) return;
-    this.keepAliveTimeoutMs = ms;
+  retime(timing: HttpTiming): void {
+    if (timing.timeoutMs === this.timing.timeoutMs && timing.keepAliveTimeoutMs === this.timing.keepAliveTimeoutMs) return;
+    this.timing = { timeoutMs: timing.timeoutMs, keepAliveTimeoutMs: timing.keepAliveTimeoutMs };
     this.recycle();
   }
 
@@ -191,7 +198,8 @@ export class UpstreamHttp implements IdlePool {
   }
 
   private async attempt(endpoint: string, fullPath: string, signal: AbortSignal): Promise<JsonPage> {
-    const { stats, timeoutMs, maxResponseBytes } = this.options;
+    const { stats, maxResponseBytes } = this.options;
+    const { timeoutMs } = this.timing;
     // Not sent, so not counted: the poll is already over.
     if (signal.aborted) throw new Failure(this.abortedError(endpoint, signal, undefined));
 
@@ -298,7 +306,7 @@ export class UpstreamHttp implements IdlePool {
   }
 
   private timeoutError(endpoint: string, cause: unknown): UpstreamError {
-    return upstreamError('response_timeout', { target: this.target, endpoint }, { ms: this.options.timeoutMs }, { cause });
+    return upstreamError('response_timeout', { target: this.target, endpoint }, { ms: this.timing.timeoutMs }, { cause });
   }
 
   private abortedError(endpoint: string, signal: AbortSignal, cause: unknown): UpstreamError {

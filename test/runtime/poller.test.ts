@@ -284,7 +284,7 @@ describe('reload', () => {
   it('replaces a target whose configuration changed', async () => {
     const { exporter, scripts } = setup(['edge-1']);
     await exporter.pollOnce();
-    exporter.reload(exporterConfig([serverConfig('edge-1', 'http://127.0.0.1:9', { timeoutMs: 5000 })]));
+    exporter.reload(exporterConfig([serverConfig('edge-1', 'http://127.0.0.1:10')]));
     await exporter.pollOnce();
     expect(scripts.get('edge-1')!.created).toBe(2);
   });

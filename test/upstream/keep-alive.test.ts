@@ -1,11 +1,13 @@
 /**
- * How long the HTTP layer keeps an idle upstream connection, and that a new poll interval changes
- * it (UpstreamHttp.setKeepAliveTimeout, called when a reload changes a server's poll_interval).
- * The server here gives no Keep-Alive hint, so the client's own timeout rules.
+ * The HTTP layer's timing: how long a request attempt may take and how long an idle upstream
+ * connection is kept, and that retime() changes both on a running client (a reload that changes
+ * a target's poll_interval or timeout). The server here gives no Keep-Alive hint, so the client's
+ * own keep-alive rules.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { isUpstreamError } from '../../src/lib/errors.js';
 import { UpstreamHttp } from '../../src/upstream/http.js';
 import { NO_STATS } from '../helpers/runtime.js';
 
@@ -14,7 +16,11 @@ let url: string;
 let open = 0;
 let accepted = 0;
 beforeAll(async () => {
-  server = createServer((_req, res) => res.setHeader('content-type', 'application/json').end('{"ok":true}'));
+  server = createServer((req, res) => {
+    const answer = () => res.setHeader('content-type', 'application/json').end('{"ok":true}');
+    if (req.url === '/slow') setTimeout(answer, 400);
+    else answer();
+  });
   server.keepAliveTimeout = 0; // no hint, no server-side idle timeout
   server.on('connection', (socket: Socket) => {
     open++;
@@ -37,24 +43,43 @@ async function until(condition: () => boolean, ms: number): Promise<boolean> {
   return condition();
 }
 
-it('keeps an idle connection for its keep-alive timeout, and for a new one once it is set', async () => {
-  const http = new UpstreamHttp({ target: 't', baseUrl: url, credentialHint: 'none', timeoutMs: 5000, maxResponseBytes: 1024, stats: NO_STATS, keepAliveTimeoutMs: 200 });
+const client = (timeoutMs: number, keepAliveTimeoutMs: number) =>
+  new UpstreamHttp({ target: 't', baseUrl: url, credentialHint: 'none', timeoutMs, maxResponseBytes: 1024, stats: NO_STATS, keepAliveTimeoutMs, retryBackoffMs: 10 });
+
+it('keeps an idle connection for its keep-alive timeout, and for a new one once retimed', async () => {
+  const http = client(5000, 200);
   const signal = new AbortController().signal;
   try {
     await http.getJson('/x', '/x', undefined, signal);
     expect(open).toBe(1);
     expect(await until(() => open === 0, 3000), 'closed by the client after 200 ms idle').toBe(true);
 
-    (http as unknown as { setKeepAliveTimeout?: (ms: number) => void }).setKeepAliveTimeout?.(60_000);
+    http.retime({ timeoutMs: 5000, keepAliveTimeoutMs: 60_000 });
     await http.getJson('/x', '/x', undefined, signal);
     await sleep(800);
     expect(open, 'still open 800 ms later').toBe(1);
 
-    // The same timeout again keeps the pool and its connection.
+    // The same timing again keeps the pool and its connection.
     const before = accepted;
-    (http as unknown as { setKeepAliveTimeout?: (ms: number) => void }).setKeepAliveTimeout?.(60_000);
+    http.retime({ timeoutMs: 5000, keepAliveTimeoutMs: 60_000 });
     await http.getJson('/x', '/x', undefined, signal);
     expect(accepted).toBe(before);
+  } finally {
+    await http.destroy();
+  }
+});
+
+it('gives requests the new timeout once retimed', async () => {
+  const http = client(5000, 60_000);
+  const signal = new AbortController().signal;
+  try {
+    expect(await http.getJson('/slow', '/slow', undefined, signal)).toEqual({ ok: true });
+    http.retime({ timeoutMs: 100, keepAliveTimeoutMs: 60_000 });
+    const error = await http.getJson('/slow', '/slow', undefined, signal).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isUpstreamError(error) && error.reason).toBe('timeout');
   } finally {
     await http.destroy();
   }
