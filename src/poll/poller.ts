@@ -66,7 +66,6 @@ export interface Target {
   retime?(timing: PollTiming): void;
 }
 
-
 /** How the exporter describes a target to the poller: built only when new or changed. */
 export interface TargetSpec {
   readonly kind: Target['kind'];

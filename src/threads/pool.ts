@@ -45,9 +45,9 @@ export interface PoolDeps {
 interface Assigned {
   readonly key: string;
   readonly id: number;
-  /** identityOf(description): what the target is, less its poll interval. */
+  /** identityOf(description): what the target is, less its timing (poll interval, timeout). */
   readonly identity: string;
-  /** The latest description (a reload may change its poll interval only). */
+  /** The latest description (a reload may change its timing only). */
   description: TargetDescription;
   readonly slot: Slot;
   status: TargetStatus;
