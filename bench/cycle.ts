@@ -45,11 +45,11 @@ export interface CycleScenario {
   /** Rounds at least (short intervals: their CPU is small against the idle's noise, and rounds are cheap). */
   readonly minRounds: number;
   /**
-   * Polls every WARM_INTERVAL_MS, each scraped once when the scenario scrapes, before the
-   * scenario's own interval is set (config reload): the JIT and the start-up collections settle in
-   * polls, not seconds. At 1,000 streams every 10 s, V8 is still optimising functions a few
-   * minutes after start and a new process's heap is collected for memory a few times near 16 s:
-   * rounds of a fresh process measure that, once per process, instead of what each poll costs.
+   * Polls every WARM_INTERVAL_MS, each scraped once when the scenario scrapes, between the
+   * command's first REDUCER_SETTLE_MS at the scenario's own interval and that interval again
+   * (config reloads, which keep the target): the JIT settles in polls, not seconds. At 1,000
+   * streams every 10 s, V8 is still optimising functions a few minutes after start: rounds of a
+   * fresh process measure that, once per process, instead of what each poll costs.
    */
   readonly warmPolls: number;
   /**
@@ -64,7 +64,17 @@ export interface CycleScenario {
 }
 
 export const WARM_INTERVAL_MS = 500;
-export const WARM_POLLS = 30;
+export const WARM_POLLS = 20;
+/**
+ * How long a warm-polled scenario's command first runs at its own interval, from its start. Each
+ * thread's first mark-compact arms V8's memory reducer, which collects two or three times once
+ * allocation has been low for 8 s: 8-10 s after the start (--trace-gc). Run after the warm-up
+ * polls, when their pace ends, those collections threw away the optimised mapping code that held
+ * the polls' dead objects (deopts "weak objects"), and V8 compiled it again in the counted rounds:
+ * 53 and 25 ms of TurboFan in the 2nd and 3rd intervals at 1,000 streams, against 7 and 1 ms with
+ * the reducer done before the warm-up (--trace-opt).
+ */
+export const REDUCER_SETTLE_MS = 11_000;
 /** Rounds not counted of the scenarios of 10,000 streams (CycleScenario.warmRounds). */
 export const WARM_ROUNDS_LARGE = 4;
 /** Replays of the warm-up round's requests before its floor is measured (floorOf()). */
@@ -241,12 +251,17 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
   const dir = mkdtempSync(join(tmpdir(), 'flussonic-exporter-cycle-text-'));
   let command: RunningCommand | undefined;
   try {
-    command = await startCommand(sim.url, s.warmPolls > 0 ? WARM_INTERVAL_MS : s.intervalS * 1000, options.nodeFlags);
     const intervalMs = s.intervalS * 1000;
-    let polls = pollsIn(sim.requests.entries().filter(isExporterRequest));
-    sim.requests.clear();
+    const started = performance.now();
+    command = await startCommand(sim.url, intervalMs, options.nodeFlags);
     // Warmed by polls at a short interval: one uncounted round more (the reload's) is enough.
     const warmup = s.warmPolls > 0 ? Math.min(1, options.warmup) : Math.max(options.warmup, s.warmRounds);
+    if (s.warmPolls > 0) {
+      await sleep(started + REDUCER_SETTLE_MS - performance.now());
+      command.setPollInterval(WARM_INTERVAL_MS);
+    }
+    let polls = pollsIn(sim.requests.entries().filter(isExporterRequest));
+    sim.requests.clear();
     if (s.warmPolls > 0) {
       const url = command.url;
       polls += await waitForPolls(sim, s.warmPolls, s.warmPolls * WARM_INTERVAL_MS * 4 + 30_000, options.scrape ? () => scrapeOnce(url) : undefined);
