@@ -64,7 +64,7 @@ export interface CycleScenario {
 }
 
 export const WARM_INTERVAL_MS = 500;
-export const WARM_POLLS = 20;
+export const WARM_POLLS = 30;
 /**
  * How long a warm-polled scenario's command first runs at its own interval, from its start. Each
  * thread's first mark-compact arms V8's memory reducer, which collects two or three times once
@@ -254,8 +254,9 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     const intervalMs = s.intervalS * 1000;
     const started = performance.now();
     command = await startCommand(sim.url, intervalMs, options.nodeFlags);
-    // Warmed by polls at a short interval: one uncounted round more (the reload's) is enough.
-    const warmup = s.warmPolls > 0 ? Math.min(1, options.warmup) : Math.max(options.warmup, s.warmRounds);
+    // Warmed by polls at a short interval after the memory reducer ran: the rounds count from the
+    // second poll after the reload (the first ends before the first round starts).
+    const warmup = s.warmPolls > 0 ? 0 : Math.max(options.warmup, s.warmRounds);
     if (s.warmPolls > 0) {
       await sleep(started + REDUCER_SETTLE_MS - performance.now());
       command.setPollInterval(WARM_INTERVAL_MS);
