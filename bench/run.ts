@@ -7,8 +7,8 @@
  *    exposition, at 100, 1,000 and 10,000 streams; idle CPU; compression in polls nobody scraped;
  *    then the table of the "lean" targets (with the fleet's figures when it ran). --cycle=flat-1k,
  *    idle,... runs those of it, --cycle-long adds the long scenarios, --cycle-rounds=N (default 5),
- *    --cycle-warmup=N (default 2; 1 after the warm-up polls of scenarios up to 1,000 streams, at
- *    least 4 at 10,000 streams),
+ *    --cycle-warmup=N (default 2; none after the warm-up polls of scenarios up to 1,000 streams,
+ *    at least 4 at 10,000 streams),
  *    --gzip-level=N, --no-cycle skips it, --only=cycle runs only it.
  *  - Events (bench/events.ts): counting per CPU-second and against JSON.parse, scrape p99 with
  *    10,000 events/s; --only=events runs only it.
