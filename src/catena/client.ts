@@ -46,9 +46,6 @@ export interface OperationsClientDeps {
   readonly retryBackoffMs?: number;
 }
 
-/** How long an idle connection to the service is kept. */
-const KEEP_ALIVE_MS = 60_000;
-
 export class OperationsClient {
   private readonly http: UpstreamHttp;
   private closed = false;
@@ -64,7 +61,6 @@ export class OperationsClient {
       secretHeaders: { 'x-auth-token': config.apiKey },
       credentialHint: 'the configured api_key or api_key_file',
       timeoutMs: config.timeoutMs,
-      keepAliveTimeoutMs: KEEP_ALIVE_MS,
       maxResponseBytes: config.maxResponseBytes,
       stats: deps.stats,
       connections: 2,
@@ -115,7 +111,7 @@ export class OperationsClient {
 
   /** Requests take the new timing's timeout from now on. */
   retime(timing: PollTiming): void {
-    this.http.retime({ timeoutMs: timing.timeoutMs, keepAliveTimeoutMs: KEEP_ALIVE_MS });
+    this.http.retime({ timeoutMs: timing.timeoutMs });
   }
 
   /** Closes the connection pool; a second call does nothing. */

@@ -138,12 +138,14 @@ export class UpstreamHttp implements IdlePool {
   }
 
   /**
-   * Times requests and keeps idle connections by `timing` from now on: the pool is made anew with
-   * it (a pool's timeouts are fixed), the old one closing once its requests in flight have ended.
+   * Times requests and keeps idle connections by `timing` from now on (the keep-alive as it was
+   * when none is given): the pool is made anew with it (a pool's timeouts are fixed), the old one
+   * closing once its requests in flight have ended.
    */
-  retime(timing: HttpTiming): void {
-    if (timing.timeoutMs === this.timing.timeoutMs && timing.keepAliveTimeoutMs === this.timing.keepAliveTimeoutMs) return;
-    this.timing = { timeoutMs: timing.timeoutMs, keepAliveTimeoutMs: timing.keepAliveTimeoutMs };
+  retime(timing: Pick<HttpTiming, 'timeoutMs'> & Partial<HttpTiming>): void {
+    const { timeoutMs, keepAliveTimeoutMs = this.timing.keepAliveTimeoutMs } = timing;
+    if (timeoutMs === this.timing.timeoutMs && keepAliveTimeoutMs === this.timing.keepAliveTimeoutMs) return;
+    this.timing = { timeoutMs, keepAliveTimeoutMs };
     this.recycle();
   }
 
