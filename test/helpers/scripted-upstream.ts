@@ -22,12 +22,20 @@ export type ScriptedAnswer =
 export interface ScriptedUpstream {
   readonly url: string;
   readonly requests: ScriptedRequest[];
+  /** Connections open now, and accepted since the start. */
+  connections(): { readonly open: number; readonly accepted: number };
   close(): Promise<void>;
 }
 
-export async function startScripted(answer: (req: ScriptedRequest, index: number) => ScriptedAnswer): Promise<ScriptedUpstream> {
+export interface ScriptedOptions {
+  /** Send Node's `Keep-Alive: timeout=5` hint and close idle connections after it (default true); without, the client's own keep-alive rules. */
+  readonly keepAliveHint?: boolean;
+}
+
+export async function startScripted(answer: (req: ScriptedRequest, index: number) => ScriptedAnswer, options: ScriptedOptions = {}): Promise<ScriptedUpstream> {
   const requests: ScriptedRequest[] = [];
   const sockets = new Set<Socket>();
+  let accepted = 0;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const recorded: ScriptedRequest = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers };
@@ -39,7 +47,9 @@ export async function startScripted(answer: (req: ScriptedRequest, index: number
     res.writeHead(a.status ?? 200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...a.headers });
     res.end(body);
   });
+  if (options.keepAliveHint === false) server.keepAliveTimeout = 0;
   server.on('connection', (s) => {
+    accepted++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -48,6 +58,7 @@ export async function startScripted(answer: (req: ScriptedRequest, index: number
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    connections: () => ({ open: sockets.size, accepted }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -4,37 +4,20 @@
  * a target's poll_interval or timeout). The server here gives no Keep-Alive hint, so the client's
  * own keep-alive rules.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isUpstreamError } from '../../src/lib/errors.js';
 import { UpstreamHttp } from '../../src/upstream/http.js';
+import { startScripted, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
 import { NO_STATS } from '../helpers/runtime.js';
 
-let server: Server;
-let url: string;
-let open = 0;
-let accepted = 0;
+const OK = { json: { ok: true } };
+let server: ScriptedUpstream;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const answer = () => res.setHeader('content-type', 'application/json').end('{"ok":true}');
-    if (req.url === '/slow') setTimeout(answer, 400);
-    else answer();
-  });
-  server.keepAliveTimeout = 0; // no hint, no server-side idle timeout
-  server.on('connection', (socket: Socket) => {
-    open++;
-    accepted++;
-    socket.on('close', () => open--);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startScripted((req) => (req.path === '/slow' ? (res) => setTimeout(() => res.setHeader('content-type', 'application/json').end('{"ok":true}'), 400) : OK), { keepAliveHint: false });
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => server.close());
 
+const open = () => server.connections().open;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(condition: () => boolean, ms: number): Promise<boolean> {
@@ -44,26 +27,26 @@ async function until(condition: () => boolean, ms: number): Promise<boolean> {
 }
 
 const client = (timeoutMs: number, keepAliveTimeoutMs: number) =>
-  new UpstreamHttp({ target: 't', baseUrl: url, credentialHint: 'none', timeoutMs, maxResponseBytes: 1024, stats: NO_STATS, keepAliveTimeoutMs, retryBackoffMs: 10 });
+  new UpstreamHttp({ target: 't', baseUrl: server.url, credentialHint: 'none', timeoutMs, maxResponseBytes: 1024, stats: NO_STATS, keepAliveTimeoutMs, retryBackoffMs: 10 });
 
 it('keeps an idle connection for its keep-alive timeout, and for a new one once retimed', async () => {
   const http = client(5000, 200);
   const signal = new AbortController().signal;
   try {
     await http.getJson('/x', '/x', undefined, signal);
-    expect(open).toBe(1);
-    expect(await until(() => open === 0, 3000), 'closed by the client after 200 ms idle').toBe(true);
+    expect(open()).toBe(1);
+    expect(await until(() => open() === 0, 3000), 'closed by the client after 200 ms idle').toBe(true);
 
     http.retime({ timeoutMs: 5000, keepAliveTimeoutMs: 60_000 });
     await http.getJson('/x', '/x', undefined, signal);
     await sleep(800);
-    expect(open, 'still open 800 ms later').toBe(1);
+    expect(open(), 'still open 800 ms later').toBe(1);
 
     // The same timing again keeps the pool and its connection.
-    const before = accepted;
+    const before = server.connections().accepted;
     http.retime({ timeoutMs: 5000, keepAliveTimeoutMs: 60_000 });
     await http.getJson('/x', '/x', undefined, signal);
-    expect(accepted).toBe(before);
+    expect(server.connections().accepted).toBe(before);
   } finally {
     await http.destroy();
   }
