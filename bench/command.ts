@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { childEnv, exporterNodeFlags } from './common.js';
+import { childEnv, exporterNodeFlags, exporterSettings } from './common.js';
 import { freePort, memory } from './steady.js';
 
 /** The built command; BENCH_STEADY_MAIN=<another build's main.js> runs that one instead (before/after), as for the steady phase. */
@@ -68,7 +68,7 @@ export interface RunningCommand {
 export async function startCommand(serverUrl: string, intervalMs: number, nodeFlags: readonly string[] = []): Promise<RunningCommand> {
   const dir = mkdtempSync(join(tmpdir(), 'flussonic-exporter-cycle-'));
   const config = join(dir, 'config.yaml');
-  const writeConfig = (ms: number) => writeFileSync(config, `servers:\n  - name: edge-1\n    url: ${JSON.stringify(serverUrl)}\n    poll_interval: ${ms}ms\n`);
+  const writeConfig = (ms: number) => writeFileSync(config, `${exporterSettings()}servers:\n  - name: edge-1\n    url: ${JSON.stringify(serverUrl)}\n    poll_interval: ${ms}ms\n`);
   writeConfig(intervalMs);
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...exporterNodeFlags(), ...nodeFlags, MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`], {

@@ -227,6 +227,15 @@ export function exporterNodeFlags(): string[] {
   return (process.env.BENCH_EXPORTER_FLAGS ?? '').split(' ').filter((f) => f !== '');
 }
 
+/**
+ * Top-level settings of the cycle phase's command (bench/command.ts) beside its one server:
+ * BENCH_EXPORTER_SETTINGS, YAML lines such as "workers: 0", to compare a setting with its default.
+ */
+export function exporterSettings(): string {
+  const settings = (process.env.BENCH_EXPORTER_SETTINGS ?? '').trim();
+  return settings === '' ? '' : `${settings}\n`;
+}
+
 /** The environment of every process the benchmark starts: this one's, with shippedMallocEnv() where it has none. */
 export function childEnv(): NodeJS.ProcessEnv {
   return { ...shippedMallocEnv(), ...process.env };

@@ -55,6 +55,7 @@ import {
   benchServerConfig,
   childEnv,
   exporterNodeFlags,
+  exporterSettings,
   isExporterRequest,
   type BaselineWalk,
   type CollectorPoll,
@@ -516,6 +517,8 @@ async function main(): Promise<void> {
   console.log(`the processes it starts run with ${malloc === '' ? "glibc's default malloc settings" : malloc} (the image's unless set in the environment; BENCH_MALLOC=default: glibc's own)`);
   const nodeFlags = exporterNodeFlags().join(' ');
   if (nodeFlags !== '') console.log(`the exporter's processes run node with ${nodeFlags} (BENCH_EXPORTER_FLAGS)`);
+  const settings = exporterSettings().trim();
+  if (settings !== '') console.log(`the cycle phase's command runs with ${settings.split('\n').join('; ')} beside its server (BENCH_EXPORTER_SETTINGS)`);
   const results: ScenarioResult[] = [];
   for (const scenario of scenarios) {
     const t0 = performance.now();
@@ -568,7 +571,7 @@ async function main(): Promise<void> {
   const file = join(RESULTS, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, exporterNodeFlags: nodeFlags, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, events, cycle, lean, targets: targetChecks, readings: stricter }, null, 1)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpus: availableParallelism(), cpuModel: cpus()[0]?.model, malloc, exporterNodeFlags: nodeFlags, exporterSettings: settings, pageSize: PAGE, rounds: ROUNDS, quick: QUICK, results, fleet, steady, events, cycle, lean, targets: targetChecks, readings: stricter }, null, 1)}\n`,
   );
   console.log(`\nfigures written to ${file}`);
 }
