@@ -120,6 +120,49 @@ export class FamilyState {
 }
 
 /**
+ * A family's samples as its run ended, as rendering reads them: two runs whose samples are the
+ * same (sameSamples()) write the same text. Read only: the arrays are the run's own and are not
+ * written once the run has ended (a later run makes new ones).
+ */
+export interface FamilySamples {
+  readonly count: number;
+  /** Label blocks, compared by identity: a collector's block cache hands out the same block for the same labels. */
+  readonly blocks: readonly Uint8Array[];
+  readonly suffixes: readonly (Uint8Array | undefined)[] | undefined;
+  readonly values: Float64Array;
+}
+
+/**
+ * Whether two runs' samples write the same lines: the same blocks in the same order, tails of the
+ * same bytes, and values of the same bits (0 and -0 differ, every NaN is the same NaN).
+ */
+export function sameSamples(a: FamilySamples, b: FamilySamples): boolean {
+  const n = a.count;
+  if (b.count !== n) return false;
+  const av = a.values;
+  const bv = b.values;
+  for (let i = 0; i < n; i++) {
+    const x = av[i]!;
+    const y = bv[i]!;
+    if (x !== y ? !(x !== x && y !== y) : x === 0 && 1 / x !== 1 / y) return false;
+  }
+  if (a.blocks !== b.blocks) for (let i = 0; i < n; i++) if (a.blocks[i] !== b.blocks[i]) return false;
+  const as = a.suffixes;
+  const bs = b.suffixes;
+  if (as === bs) return true;
+  if (as === undefined || bs === undefined) return false;
+  for (let i = 0; i < n; i++) if (!sameBytes(as[i], bs[i])) return false;
+  return true;
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * The families whose label blocks are the same, in the same order (a collector's per-stream
  * families, the four of each sessions group), keep one array of them (FamilyState.shareBlocks()).
  * A sample written afterwards still goes to its family alone.

@@ -3,6 +3,7 @@
  * pieces of the response's gzip stream, so the serving thread only joins and sends them.
  */
 import { FamilyBytes } from './family-bytes.js';
+import { sameSamples, type FamilySamples } from './family-state.js';
 import { joinPieces, pollPiece, type DeflatedPiece } from './gzip-stream.js';
 /**
  * The upstream-derived samples of one target (server or catena) from its last good poll: per
@@ -35,6 +36,86 @@ export interface SampleSource {
   familyNames(): Iterable<string>;
   /** Writes the family's sample lines after what `into` holds. */
   renderFamily(name: string, into: FamilyBytes): void;
+  /**
+   * The family's samples (SeriesWriter.samplesOf()): undefined when this source has none, null
+   * when they cannot be compared (lines kept as text). A source without it is never compared.
+   */
+  samplesOf?(name: string): FamilySamples | null | undefined;
+}
+
+/** What a RenderMemo keeps of one family. */
+interface Remembered {
+  /** CRC-32 and length of the text last written. */
+  crc: number;
+  bytes: number;
+  /** Once the text came out the same twice in a row: the samples it was written from, per source, and its piece. */
+  samples: readonly (FamilySamples | undefined)[] | undefined;
+  piece: DeflatedPiece | undefined;
+}
+
+/**
+ * One target's families as last rendered, so that a family whose samples did not change is not
+ * written and deflated again: its last piece is sent once more. Many of a server's families keep
+ * their values from poll to poll (a stream's status, start time, inputs, transcoder flags), and
+ * comparing a family's samples costs far less than writing and deflating them.
+ *
+ * Only a family that came out the same twice in a row (the CRC and length of its text) is
+ * remembered whole: its samples, compared exactly on the next render (blocks by identity,
+ * values by their bits), and a copy of its piece. A family that changes each poll costs one
+ * comparison of CRCs and keeps nothing.
+ */
+export class RenderMemo {
+  private readonly families = new Map<string, Remembered>();
+  /** Families sent again from the memo, and families written, over this memo's life (tests, profiles). */
+  reused = 0;
+  written = 0;
+
+  /** The piece to send for `name`, when its samples are those it was last written from. */
+  reuse(name: string, samples: readonly (FamilySamples | undefined)[] | null): DeflatedPiece | undefined {
+    const last = this.families.get(name);
+    if (last?.piece === undefined || last.samples === undefined || samples === null || !sameSources(last.samples, samples)) return undefined;
+    this.reused++;
+    return { ...last.piece, deflated: last.piece.deflated.slice() };
+  }
+
+  /** Notes the piece just written for `name` from `samples`. */
+  remember(name: string, piece: DeflatedPiece, samples: readonly (FamilySamples | undefined)[] | null): void {
+    this.written++;
+    const last = this.families.get(name);
+    if (samples === null) {
+      this.families.delete(name);
+      return;
+    }
+    const again = last !== undefined && last.crc === piece.crc && last.bytes === piece.bytes;
+    this.families.set(name, { crc: piece.crc, bytes: piece.bytes, samples: again ? samples : undefined, piece: again ? { ...piece, deflated: piece.deflated.slice() } : undefined });
+  }
+
+  /** Forgets the families a render no longer had. */
+  keepOnly(names: ReadonlySet<string>): void {
+    for (const name of this.families.keys()) if (!names.has(name)) this.families.delete(name);
+  }
+}
+
+function sameSources(a: readonly (FamilySamples | undefined)[], b: readonly (FamilySamples | undefined)[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined ? x !== y : !sameSamples(x, y)) return false;
+  }
+  return true;
+}
+
+/** Each source's samples of a family, or null when any source cannot compare its own. */
+function samplesOf(sources: readonly SampleSource[], name: string): (FamilySamples | undefined)[] | null {
+  const out: (FamilySamples | undefined)[] = [];
+  for (const source of sources) {
+    if (source.samplesOf === undefined) return null;
+    const samples = source.samplesOf(name);
+    if (samples === null) return null;
+    out.push(samples);
+  }
+  return out;
 }
 
 /**
@@ -52,19 +133,28 @@ rendering.spillTo((bytes) => spilled.push(pollPiece(bytes)), SPILL_BYTES);
  * from every source that has it, into one buffer reused for every family, and deflated from there
  * as it fills. Only the compressed pieces remain.
  */
-export function prepareSources(sources: readonly SampleSource[]): PreparedTarget {
+export function prepareSources(sources: readonly SampleSource[], memo?: RenderMemo): PreparedTarget {
   const out = new Map<string, DeflatedPiece>();
   const names = new Set<string>();
   for (const source of sources) for (const name of source.familyNames()) names.add(name);
   for (const name of names) {
+    const samples = memo === undefined ? null : samplesOf(sources, name);
+    const again = memo?.reuse(name, samples);
+    if (again !== undefined) {
+      out.set(name, again);
+      continue;
+    }
     spilled.length = 0;
     rendering.reset();
     for (const source of sources) source.renderFamily(name, rendering);
     rendering.spill();
     if (spilled.length === 0) continue;
-    out.set(name, spilled.length === 1 ? { ...spilled[0]!, deflated: ownBuffer(spilled[0]!.deflated) } : joinPieces(spilled));
+    const piece = spilled.length === 1 ? { ...spilled[0]!, deflated: ownBuffer(spilled[0]!.deflated) } : joinPieces(spilled);
+    memo?.remember(name, piece, samples);
+    out.set(name, piece);
   }
   spilled.length = 0;
+  memo?.keepOnly(names);
   return out;
 }
 

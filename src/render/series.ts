@@ -1,7 +1,7 @@
 import type { FamilyDef } from '../families/define.js';
 import { ValueChecks } from '../families/ranges.js';
 import { FamilyBytes } from './family-bytes.js';
-import { FamilyState, shareBlockArrays } from './family-state.js';
+import { FamilyState, shareBlockArrays, type FamilySamples } from './family-state.js';
 import type { LabelBlockCache } from './label-blocks.js';
 import { mayExceed, truncateLabelValue } from './label-cap.js';
 import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
@@ -256,6 +256,17 @@ export class SeriesWriter {
       into.bytes(f.text.view());
       into.endLine();
     }
+  }
+
+  /**
+   * The family's samples, to tell whether it writes what an earlier run wrote (src/render/prepare.ts):
+   * undefined when this run has none of it, null when it also has lines kept as text (histograms).
+   */
+  samplesOf(name: string): FamilySamples | null | undefined {
+    const f = this.families.get(name);
+    if (f === undefined || f.shed || f.empty) return undefined;
+    if (f.text !== undefined) return null;
+    return { count: f.count, blocks: f.blocks, suffixes: f.suffixes, values: f.values };
   }
 
   /**

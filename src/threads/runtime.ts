@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { CollectorEntry } from '../collect/types.js';
-import { prepareSources, type SampleSource } from '../render/prepare.js';
+import { prepareSources, RenderMemo, type SampleSource } from '../render/prepare.js';
 import { Poller, targetKey, type PollOutcome } from '../poll/poller.js';
 import { targetSpec, type CatenaCollectorFactory } from '../poll/targets.js';
 import { ApiCountsByTarget } from './api-counts.js';
@@ -41,7 +41,9 @@ export class WorkerRuntime {
   /** Applications and stop, in the order they came; polls wait for the applications before them. */
   private queue: Promise<void> = Promise.resolve();
   /** Good polls not yet asked for, by number: each target's latest only (`latest`). */
-  private readonly held = new Map<number, readonly SampleSource[]>();
+  private readonly held = new Map<number, { readonly key: string; readonly sources: readonly SampleSource[] }>();
+  /** Each target's families as last rendered, by `kind/name` (RenderMemo). */
+  private readonly memos = new Map<string, RenderMemo>();
   /** The number of each target's latest held poll, by `kind/name` (a server and a Catena service may share a name). */
   private readonly latest = new Map<string, number>();
   private lastHeld = 0;
@@ -106,19 +108,22 @@ export class WorkerRuntime {
 
   /** Answers `compress`: the held poll rendered and deflated, if it is still its target's latest. */
   private compress(request: number, number: number): void {
-    const sources = this.held.get(number);
-    if (sources === undefined) {
+    const held = this.held.get(number);
+    if (held === undefined) {
       this.port.postMessage({ type: 'compressed', request });
       return;
     }
     this.held.delete(number);
-    const exposition = [...prepareSources(sources)].map(([family, piece]) => ({ family, ...piece }));
+    let memo = this.memos.get(held.key);
+    if (memo === undefined) this.memos.set(held.key, (memo = new RenderMemo()));
+    const exposition = [...prepareSources(held.sources, memo)].map(([family, piece]) => ({ family, ...piece }));
     this.port.postMessage({ type: 'compressed', request, exposition }, transferList(exposition));
   }
 
   private forget(key: string, number: number): void {
     this.held.delete(number);
     this.latest.delete(key);
+    this.memos.delete(key);
   }
 
   private send(outcome: PollOutcome): void {
@@ -129,7 +134,7 @@ export class WorkerRuntime {
     if (outcome.exposition) {
       if (before !== undefined) this.held.delete(before);
       held = ++this.lastHeld;
-      this.held.set(held, outcome.exposition);
+      this.held.set(held, { key, sources: outcome.exposition });
       this.latest.set(key, held);
     } else if (!target.keepSeriesOnFailure && before !== undefined) this.forget(key, before);
     const result: PollResult = {

@@ -13,12 +13,14 @@ import { compileStreamFilter } from '../../src/lib/name-pattern.js';
 import { familyByName } from '../../src/serve/catalogue.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { finalPiece } from '../../src/render/gzip-stream.js';
+import { LabelBlockCache } from '../../src/render/label-blocks.js';
 import { builtInCatenaCollectors } from '../../src/poll/targets.js';
 import type { FromWorker, PollResult, ToWorker } from '../../src/threads/protocol.js';
 import { WorkerRuntime, type RuntimePort } from '../../src/threads/runtime.js';
 import { captureLogger, serverConfig } from '../helpers/runtime.js';
 
 const ALIVE = familyByName('flussonic_stream_alive');
+const CLIENTS = familyByName('flussonic_stream_clients');
 const table: CollectorEntry[] = [
   {
     name: 'streams',
@@ -91,6 +93,67 @@ describe('WorkerRuntime', () => {
     const text = cache.current.text;
     expect(text.split('\n').filter((l) => l.startsWith('flussonic_stream_alive{'))).toHaveLength(50);
     expect(gunzipSync(Buffer.concat(cache.snapshot().gzip(finalPiece(new Uint8Array(0))))).toString('utf8')).toBe(text);
+  });
+});
+
+describe('rendering a target poll after poll', () => {
+  it('serves what each poll read, also once families are sent again from the last render', async () => {
+    // A collector that keeps its label blocks across polls, as the streams collector does, so a
+    // family whose values stay the same is sent again from the worker's memo of its last render.
+    const clients = new Map<string, number>(Array.from({ length: 200 }, (_, i) => [`s${i}`, i % 5]));
+    const blocks = new LabelBlockCache();
+    let now = 0;
+    const keeping: CollectorEntry[] = [
+      {
+        name: 'streams',
+        defaultEnabled: true,
+        create: () => ({
+          async collect({ out }) {
+            blocks.begin(out.constLabels, (now += 1000));
+            out.useBlockCache(blocks);
+            for (const [name, n] of clients) {
+              out.add(ALIVE, [name], true);
+              out.add(CLIENTS, [name], n);
+            }
+          },
+        }),
+      },
+    ];
+    const channel = new MessageChannel();
+    channels.push(channel);
+    const port: RuntimePort = { postMessage: (m, transfer) => channel.port2.postMessage(m, transfer ? [...transfer] : undefined), on: (e, l) => channel.port2.on(e, l) };
+    new WorkerRuntime(port, { log: captureLogger().logger, collectorTable: keeping, catenaCollector: builtInCatenaCollectors(), userAgent: 'test' });
+    const next = <T extends FromWorker['type']>(type: T) =>
+      new Promise<Extract<FromWorker, { type: T }>>((resolve) => {
+        const listener = (m: FromWorker) => {
+          if (m.type !== type) return;
+          channel.port1.off('message', listener);
+          resolve(m as Extract<FromWorker, { type: T }>);
+        };
+        channel.port1.on('message', listener);
+      });
+    const send = (m: ToWorker) => channel.port1.postMessage(m);
+    send({ type: 'apply', targets: [{ id: 7, target: { kind: 'server', config: serverConfig('edge-1', 'http://127.0.0.1:9') } }] });
+    /** One poll, then its exposition as the main thread would serve it. */
+    const pollAndRender = async (request: number): Promise<string> => {
+      const result = next('result');
+      send({ type: 'poll', id: request });
+      const held = (await result).result.held!;
+      const compressed = next('compressed');
+      send({ type: 'compress', request, held });
+      const cache = new ExpositionCache();
+      cache.swapPrepared('server/edge-1', new Map((await compressed).exposition!.map((p) => [p.family, p])));
+      return cache.current.text;
+    };
+    for (let i = 1; i <= 4; i++) expect(await pollAndRender(i)).toContain('flussonic_stream_clients{server="edge-1",stream="s7"} 2\n');
+    clients.set('s7', 40);
+    const changed = await pollAndRender(5);
+    expect(changed).toContain('flussonic_stream_clients{server="edge-1",stream="s7"} 40\n');
+    expect(changed.split('\n').filter((l) => l.startsWith('flussonic_stream_alive{'))).toHaveLength(200);
+    clients.delete('s9');
+    const removed = await pollAndRender(6);
+    expect(removed).not.toContain('stream="s9"');
+    expect(removed.split('\n').filter((l) => l.startsWith('flussonic_stream_alive{'))).toHaveLength(199);
   });
 });
 
