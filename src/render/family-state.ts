@@ -141,24 +141,17 @@ export function sameSamples(a: FamilySamples, b: FamilySamples): boolean {
   if (b.count !== n) return false;
   const av = a.values;
   const bv = b.values;
-  for (let i = 0; i < n; i++) {
-    const x = av[i]!;
-    const y = bv[i]!;
-    if (x !== y ? !(x !== x && y !== y) : x === 0 && 1 / x !== 1 / y) return false;
-  }
+  for (let i = 0; i < n; i++) if (!Object.is(av[i], bv[i])) return false;
   if (a.blocks !== b.blocks) for (let i = 0; i < n; i++) if (a.blocks[i] !== b.blocks[i]) return false;
   const as = a.suffixes;
   const bs = b.suffixes;
   if (as === bs) return true;
   if (as === undefined || bs === undefined) return false;
-  for (let i = 0; i < n; i++) if (!sameBytes(as[i], bs[i])) return false;
-  return true;
-}
-
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < n; i++) {
+    const x = as[i];
+    const y = bs[i];
+    if (x !== y && (x === undefined || y === undefined || Buffer.compare(x, y) !== 0)) return false;
+  }
   return true;
 }
 

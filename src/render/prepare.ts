@@ -48,10 +48,12 @@ interface Remembered {
   /** CRC-32 and length of the text last written. */
   crc: number;
   bytes: number;
-  /** Once the text came out the same twice in a row: the samples it was written from, per source, and its piece. */
-  samples: readonly (FamilySamples | undefined)[] | undefined;
-  piece: DeflatedPiece | undefined;
+  /** Once the text came out the same twice in a row: the samples it was written from (per source) and its piece. */
+  kept: { readonly samples: readonly (FamilySamples | undefined)[]; readonly piece: DeflatedPiece } | undefined;
 }
+
+/** A piece on a buffer of its own: one the memo keeps, or one it sends (sending transfers the buffer). */
+const copyOf = (piece: DeflatedPiece): DeflatedPiece => ({ ...piece, deflated: piece.deflated.slice() });
 
 /**
  * One target's families as last rendered, so that a family whose samples did not change is not
@@ -72,10 +74,10 @@ export class RenderMemo {
 
   /** The piece to send for `name`, when its samples are those it was last written from. */
   reuse(name: string, samples: readonly (FamilySamples | undefined)[] | null): DeflatedPiece | undefined {
-    const last = this.families.get(name);
-    if (last?.piece === undefined || last.samples === undefined || samples === null || !sameSources(last.samples, samples)) return undefined;
+    const kept = this.families.get(name)?.kept;
+    if (kept === undefined || samples === null || !sameSources(kept.samples, samples)) return undefined;
     this.reused++;
-    return { ...last.piece, deflated: last.piece.deflated.slice() };
+    return copyOf(kept.piece);
   }
 
   /** Notes the piece just written for `name` from `samples`. */
@@ -87,7 +89,7 @@ export class RenderMemo {
       return;
     }
     const again = last !== undefined && last.crc === piece.crc && last.bytes === piece.bytes;
-    this.families.set(name, { crc: piece.crc, bytes: piece.bytes, samples: again ? samples : undefined, piece: again ? { ...piece, deflated: piece.deflated.slice() } : undefined });
+    this.families.set(name, { crc: piece.crc, bytes: piece.bytes, kept: again ? { samples, piece: copyOf(piece) } : undefined });
   }
 
   /** Forgets the families a render no longer had. */
