@@ -48,14 +48,16 @@ export interface CycleScenario {
    * Polls every WARM_INTERVAL_MS, each scraped once when the scenario scrapes, between the
    * command's first REDUCER_SETTLE_MS at the scenario's own interval and that interval again
    * (config reloads, which keep the target): the JIT settles in polls, not seconds. At 1,000
-   * streams every 10 s, V8 is still optimising functions a few minutes after start: rounds of a
-   * fresh process measure that, once per process, instead of what each poll costs.
+   * streams every 10 s, V8 optimises about one more function per interval for minutes after start
+   * (`--trace-opt`: 69 functions compiled 136 s after start, 103 at 379 s, none deoptimised), each
+   * a few ms of TurboFan on a helper thread: rounds of a fresh process measure that, once per
+   * process, instead of what each poll costs.
    */
   readonly warmPolls: number;
   /**
    * Rounds not counted at the scenario's own interval at least (beside --cycle-warmup), for the
    * scenarios without warm-up polls. A poll of 10,000 streams and 100,000 sessions takes longer
-   * than the deadline of a WARM_INTERVAL_MS interval (250 ms), so at that size the code warms in
+   * than the deadline of a WARM_INTERVAL_MS interval, so at that size the code warms in
    * rounds of its own interval instead. Polled every 8 s, V8 still compiled 55, 56, 44, 30 and 28
    * ms in the 3rd to 7th intervals (`--trace-opt`), 17-18 ms in the 8th and 9th, against a cycle of
    * about 300 ms: the counted rounds begin after the 4th.
@@ -63,8 +65,14 @@ export interface CycleScenario {
   readonly warmRounds: number;
 }
 
-export const WARM_INTERVAL_MS = 500;
-export const WARM_POLLS = 30;
+/**
+ * With 30 polls every 500 ms TurboFan still compiled in the counted rounds: the cycle read 21.2
+ * and 21.3 ms at flat-1k and 34.6 and 38.4 ms at nested-1k, against 18.4 and 17.7 ms and 26.0 and
+ * 26.2 ms after 150 polls every 200 ms (two runs each way, taken in turn). Every 150 ms keeps the
+ * run short; a 1,000-stream nested poll and its scrape take well under that.
+ */
+export const WARM_INTERVAL_MS = 150;
+export const WARM_POLLS = 150;
 /**
  * How long a warm-polled scenario's command first runs at its own interval, from its start. Each
  * thread's first mark-compact arms V8's memory reducer, which collects two or three times once
@@ -88,8 +96,8 @@ const scenario = (shape: 'flat' | 'nested', streams: number, sessions: number, i
 
 /** The default run: the scenarios of the targets (about 8.5 minutes with idle and compression on a loaded 2-core machine). */
 export const CYCLE_SCENARIOS: readonly CycleScenario[] = [
-  scenario('flat', 100, 0, 5, 9),
-  scenario('nested', 100, 0, 5, 9),
+  scenario('flat', 100, 0, 5, 7),
+  scenario('nested', 100, 0, 5, 7),
   scenario('flat', 1000, 0, 10),
   scenario('nested', 1000, 0, 10),
   scenario('flat', 10_000, 100_000, 8),
@@ -230,15 +238,24 @@ export interface CycleOptions {
 }
 
 /**
- * The floor of one round: its poll's requests replayed, then the served text gzip'd once. With
- * `warm`, the requests are replayed that many times before (in the warm-up round after the
- * command's warm-up polls): the replaying process has then compiled its code as the command has,
- * and the first counted rounds do not measure its JIT.
+ * Replays of a round's requests, back to back; the round's replay is their median. One replay a
+ * round read 5.2-22.2 ms at flat-1k and 12.5-31.2 ms at nested-1k over five rounds of one run, and
+ * each round's ratio moved with it.
+ */
+const REPLAYS_PER_ROUND = 3;
+
+/**
+ * The floor of one round: its poll's requests replayed (the median of REPLAYS_PER_ROUND), then
+ * the served text gzip'd once. With `warm`, the requests are replayed that many times before (in
+ * the warm-up round after the command's warm-up polls): the replaying process has then compiled
+ * its code as the command has, and the first counted rounds do not measure its JIT.
  */
 async function floorOf(floor: Child, origin: string, records: readonly RequestRecord[], text: Buffer, file: string, level: number, warm: number): Promise<{ replay: Replayed; gzip: Gzipped }> {
   const paths = records.map(pathOf);
   for (let i = 0; i < warm; i++) await floor.request<Replayed>({ type: 'replay', origin, paths });
-  const replay = await floor.request<Replayed>({ type: 'replay', origin, paths });
+  const replays: Replayed[] = [];
+  for (let i = 0; i < REPLAYS_PER_ROUND; i++) replays.push(await floor.request<Replayed>({ type: 'replay', origin, paths }));
+  const replay = replays.sort((a, b) => a.cpuMs - b.cpuMs)[Math.floor(REPLAYS_PER_ROUND / 2)]!;
   writeFileSync(file, text);
   const gzip = await floor.request<Gzipped>({ type: 'gzip', file, level });
   return { replay, gzip };

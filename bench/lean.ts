@@ -41,7 +41,7 @@ export async function runCyclePhase(o: CyclePhaseOptions): Promise<CyclePhase> {
   if (o.quick && !o.only) chosen = CYCLE_SCENARIOS.slice(0, 1);
   console.log(
     `\n=== cycle: the command (default settings: collectors streams, sessions, server) polling one server, one gzip scrape per poll; ` +
-      `${o.rounds} rounds of one interval (at 100 streams ${Math.max(o.rounds, 9)}) after ${o.warmup} not counted (up to 1,000 streams: after ${REDUCER_SETTLE_MS / 1000} s at their interval and ${WARM_POLLS} polls every ${WARM_INTERVAL_MS} ms, each scraped once, none; at 10,000 streams at least ${WARM_ROUNDS_LARGE}); ` +
+      `${o.rounds} rounds of one interval (at 100 streams ${Math.max(o.rounds, ...CYCLE_SCENARIOS.map((s) => s.minRounds))}) after ${o.warmup} not counted (up to 1,000 streams: after ${REDUCER_SETTLE_MS / 1000} s at their interval and ${WARM_POLLS} polls every ${WARM_INTERVAL_MS} ms, each scraped once, none; at 10,000 streams at least ${WARM_ROUNDS_LARGE}); ` +
       `floor = replay (undici + JSON.parse) + gzip level ${o.gzipLevel} of the exposition ===`,
   );
   const scenarios: CycleFigures[] = [];
