@@ -45,7 +45,7 @@ export interface CycleScenario {
   /** Rounds at least (short intervals: their CPU is small against the idle's noise, and rounds are cheap). */
   readonly minRounds: number;
   /**
-   * Polls every WARM_INTERVAL_MS, each scraped once when the scenario scrapes, between the
+   * Polls every warmIntervalMs, each scraped once when the scenario scrapes, between the
    * command's first REDUCER_SETTLE_MS at the scenario's own interval and that interval again
    * (config reloads, which keep the target): the JIT settles in polls, not seconds. At 1,000
    * streams every 10 s, V8 optimises about one more function per interval for minutes after start
@@ -54,10 +54,12 @@ export interface CycleScenario {
    * process, instead of what each poll costs.
    */
   readonly warmPolls: number;
+  /** The warm-up polls' interval (ms). */
+  readonly warmIntervalMs: number;
   /**
    * Rounds not counted at the scenario's own interval at least (beside --cycle-warmup), for the
    * scenarios without warm-up polls. A poll of 10,000 streams and 100,000 sessions takes longer
-   * than the deadline of a WARM_INTERVAL_MS interval, so at that size the code warms in
+   * than the deadline of a warm-up interval, so at that size the code warms in
    * rounds of its own interval instead. Polled every 8 s, V8 still compiled 55, 56, 44, 30 and 28
    * ms in the 3rd to 7th intervals (`--trace-opt`), 17-18 ms in the 8th and 9th, against a cycle of
    * about 300 ms: the counted rounds begin after the 4th.
@@ -68,11 +70,16 @@ export interface CycleScenario {
 /**
  * With 30 polls every 500 ms TurboFan still compiled in the counted rounds: the cycle read 21.2
  * and 21.3 ms at flat-1k and 34.6 and 38.4 ms at nested-1k, against 18.4 and 17.7 ms and 26.0 and
- * 26.2 ms after 150 polls every 200 ms (two runs each way, taken in turn). Every 150 ms keeps the
- * run short; a 1,000-stream nested poll and its scrape take well under that.
+ * 26.2 ms after 150 polls every 200 ms (two runs each way, taken in turn).
  */
-export const WARM_INTERVAL_MS = 150;
 export const WARM_POLLS = 150;
+/**
+ * The warm-up polls' interval: 200 ms at 1,000 streams, as measured above (a nested poll with its
+ * scrape kept its deadline, half an interval this short, in 134 polls of 134), 100 ms below (a
+ * poll of 100 streams takes a few ms: 1 deadline missed in 267 polls). With 150 ms for all the
+ * default run took 597 s; this keeps it under ten minutes.
+ */
+const warmIntervalMs = (streams: number): number => (streams <= 100 ? 100 : 200);
 /**
  * How long a warm-polled scenario's command first runs at its own interval, from its start. Each
  * thread's first mark-compact arms V8's memory reducer, which collects two or three times once
@@ -91,7 +98,7 @@ const REPLAY_WARM = WARM_POLLS;
 const scenario = (shape: 'flat' | 'nested', streams: number, sessions: number, intervalS: number, minRounds = 0): CycleScenario => {
   const k = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
   const small = streams <= 1000;
-  return { id: `${shape}-${k(streams)}${sessions > 0 ? `-${k(sessions)}` : ''}`, shape, streams, sessions, intervalS, minRounds, warmPolls: small ? WARM_POLLS : 0, warmRounds: small ? 0 : WARM_ROUNDS_LARGE };
+  return { id: `${shape}-${k(streams)}${sessions > 0 ? `-${k(sessions)}` : ''}`, shape, streams, sessions, intervalS, minRounds, warmPolls: small ? WARM_POLLS : 0, warmIntervalMs: small ? warmIntervalMs(streams) : 0, warmRounds: small ? 0 : WARM_ROUNDS_LARGE };
 };
 
 /** The default run: the scenarios of the targets (about 8.5 minutes with idle and compression on a loaded 2-core machine). */
@@ -200,7 +207,7 @@ async function waitForPoll(sim: RunningSimulator, timeoutMs: number): Promise<nu
 /**
  * Waits until the exporter made `count` polls more; how many it made (the simulator's log is
  * cleared as they are counted). With `scrape`, the exposition is scraped once after each look that
- * found new polls (every 100 ms, so once a poll at WARM_INTERVAL_MS), as Prometheus would have
+ * found new polls (every 100 ms, so about once a poll at the warm-up intervals), as Prometheus would have
  * scraped them: the serving and rendering code is then as warm as the polling code.
  */
 export async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: number, scrape?: () => Promise<unknown>): Promise<number> {
@@ -238,24 +245,15 @@ export interface CycleOptions {
 }
 
 /**
- * Replays of a round's requests, back to back; the round's replay is their median. One replay a
- * round read 5.2-22.2 ms at flat-1k and 12.5-31.2 ms at nested-1k over five rounds of one run, and
- * each round's ratio moved with it.
- */
-const REPLAYS_PER_ROUND = 3;
-
-/**
- * The floor of one round: its poll's requests replayed (the median of REPLAYS_PER_ROUND), then
- * the served text gzip'd once. With `warm`, the requests are replayed that many times before (in
- * the warm-up round after the command's warm-up polls): the replaying process has then compiled
- * its code as the command has, and the first counted rounds do not measure its JIT.
+ * The floor of one round: its poll's requests replayed, then the served text gzip'd once. With
+ * `warm`, the requests are replayed that many times before (in the warm-up round after the
+ * command's warm-up polls): the replaying process has then compiled its code as the command has,
+ * and the first counted rounds do not measure its JIT.
  */
 async function floorOf(floor: Child, origin: string, records: readonly RequestRecord[], text: Buffer, file: string, level: number, warm: number): Promise<{ replay: Replayed; gzip: Gzipped }> {
   const paths = records.map(pathOf);
   for (let i = 0; i < warm; i++) await floor.request<Replayed>({ type: 'replay', origin, paths });
-  const replays: Replayed[] = [];
-  for (let i = 0; i < REPLAYS_PER_ROUND; i++) replays.push(await floor.request<Replayed>({ type: 'replay', origin, paths }));
-  const replay = replays.sort((a, b) => a.cpuMs - b.cpuMs)[Math.floor(REPLAYS_PER_ROUND / 2)]!;
+  const replay = await floor.request<Replayed>({ type: 'replay', origin, paths });
   writeFileSync(file, text);
   const gzip = await floor.request<Gzipped>({ type: 'gzip', file, level });
   return { replay, gzip };
@@ -276,13 +274,13 @@ export async function runCycle(s: CycleScenario, options: CycleOptions): Promise
     const warmup = s.warmPolls > 0 ? 0 : Math.max(options.warmup, s.warmRounds);
     if (s.warmPolls > 0) {
       await sleep(started + REDUCER_SETTLE_MS - performance.now());
-      command.setPollInterval(WARM_INTERVAL_MS);
+      command.setPollInterval(s.warmIntervalMs);
     }
     let polls = pollsIn(sim.requests.entries().filter(isExporterRequest));
     sim.requests.clear();
     if (s.warmPolls > 0) {
       const url = command.url;
-      polls += await waitForPolls(sim, s.warmPolls, s.warmPolls * WARM_INTERVAL_MS * 4 + 30_000, options.scrape ? () => scrapeOnce(url) : undefined);
+      polls += await waitForPolls(sim, s.warmPolls, s.warmPolls * s.warmIntervalMs * 4 + 30_000, options.scrape ? () => scrapeOnce(url) : undefined);
       command.setPollInterval(intervalMs);
       sim.requests.clear();
     }

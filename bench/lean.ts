@@ -3,7 +3,7 @@
  * and the table of "lean at every size": each figure with its target beside it.
  */
 import type { FleetFigures } from './threads.js';
-import { CYCLE_LONG_SCENARIOS, CYCLE_SCENARIOS, runCycle, runIdle, runUnscraped, REDUCER_SETTLE_MS, WARM_INTERVAL_MS, WARM_POLLS, WARM_ROUNDS_LARGE, type CycleFigures, type CycleScenario, type IdleFigures, type Spread } from './cycle.js';
+import { CYCLE_LONG_SCENARIOS, CYCLE_SCENARIOS, runCycle, runIdle, runUnscraped, REDUCER_SETTLE_MS, WARM_POLLS, WARM_ROUNDS_LARGE, type CycleFigures, type CycleScenario, type IdleFigures, type Spread } from './cycle.js';
 import { f0, f1, f2, mb, table } from './format.js';
 
 export interface CyclePhaseOptions {
@@ -41,7 +41,7 @@ export async function runCyclePhase(o: CyclePhaseOptions): Promise<CyclePhase> {
   if (o.quick && !o.only) chosen = CYCLE_SCENARIOS.slice(0, 1);
   console.log(
     `\n=== cycle: the command (default settings: collectors streams, sessions, server) polling one server, one gzip scrape per poll; ` +
-      `${o.rounds} rounds of one interval (at 100 streams ${Math.max(o.rounds, ...CYCLE_SCENARIOS.map((s) => s.minRounds))}) after ${o.warmup} not counted (up to 1,000 streams: after ${REDUCER_SETTLE_MS / 1000} s at their interval and ${WARM_POLLS} polls every ${WARM_INTERVAL_MS} ms, each scraped once, none; at 10,000 streams at least ${WARM_ROUNDS_LARGE}); ` +
+      `${o.rounds} rounds of one interval (at 100 streams ${Math.max(o.rounds, ...CYCLE_SCENARIOS.map((s) => s.minRounds))}) after ${o.warmup} not counted (up to 1,000 streams: after ${REDUCER_SETTLE_MS / 1000} s at their interval and ${WARM_POLLS} polls every ${warmIntervals()}, each scraped once, none; at 10,000 streams at least ${WARM_ROUNDS_LARGE}); ` +
       `floor = replay (undici + JSON.parse) + gzip level ${o.gzipLevel} of the exposition ===`,
   );
   const scenarios: CycleFigures[] = [];
@@ -135,4 +135,11 @@ export function leanRows(phase: CyclePhase | undefined, fleet: FleetFigures | un
 export function printLean(rows: readonly LeanRow[]): void {
   console.log('\n=== lean at every size (medians, range in brackets) ===');
   console.log(table([['figure', 'value', 'target', 'met'], ...rows.map((r) => [r.figure, r.value, r.target, r.met === undefined ? '-' : r.met ? 'yes' : 'NO'])]));
+}
+
+/** The warm-up intervals of the default scenarios, by size: "100 ms (100 streams), 200 ms (1,000 streams)". */
+function warmIntervals(): string {
+  const bySize = new Map<number, number>();
+  for (const s of CYCLE_SCENARIOS) if (s.warmPolls > 0) bySize.set(s.streams, s.warmIntervalMs);
+  return [...bySize].map(([streams, ms]) => `${ms} ms (${streams.toLocaleString('en-US')} streams)`).join(', ');
 }
