@@ -49,9 +49,10 @@ export interface CycleScenario {
    * command's first REDUCER_SETTLE_MS at the scenario's own interval and that interval again
    * (config reloads, which keep the target): the JIT settles in polls, not seconds. At 1,000
    * streams every 10 s, V8 optimises about one more function per interval for minutes after start
-   * (`--trace-opt`: 69 functions compiled 136 s after start, 103 at 379 s, none deoptimised), each
-   * a few ms of TurboFan on a helper thread: rounds of a fresh process measure that, once per
-   * process, instead of what each poll costs.
+   * (`--trace-opt`: 69 functions compiled 136 s after start, 103 at 379 s, with 12 and 13
+   * deoptimisations in all: first compilations, not a loop), each a few ms of TurboFan on a helper
+   * thread: rounds of a fresh process measure that, once per process, instead of what each poll
+   * costs.
    */
   readonly warmPolls: number;
   /** The warm-up polls' interval (ms). */
@@ -59,10 +60,10 @@ export interface CycleScenario {
   /**
    * Rounds not counted at the scenario's own interval at least (beside --cycle-warmup), for the
    * scenarios without warm-up polls. A poll of 10,000 streams and 100,000 sessions takes longer
-   * than the deadline of a warm-up interval, so at that size the code warms in
-   * rounds of its own interval instead. Polled every 8 s, V8 still compiled 55, 56, 44, 30 and 28
-   * ms in the 3rd to 7th intervals (`--trace-opt`), 17-18 ms in the 8th and 9th, against a cycle of
-   * about 300 ms: the counted rounds begin after the 4th.
+   * than the deadline of a warm-up interval, so at that size the code warms in rounds of its own
+   * interval instead. Polled every 8 s, V8 still compiled 55, 56, 44, 30 and 28 ms in the 3rd to
+   * 7th intervals (`--trace-opt`), 17-18 ms in the 8th and 9th, against a cycle of about 300 ms:
+   * the counted rounds begin after the 4th.
    */
   readonly warmRounds: number;
 }
@@ -207,8 +208,8 @@ async function waitForPoll(sim: RunningSimulator, timeoutMs: number): Promise<nu
 /**
  * Waits until the exporter made `count` polls more; how many it made (the simulator's log is
  * cleared as they are counted). With `scrape`, the exposition is scraped once after each look that
- * found new polls (every 100 ms, so about once a poll at the warm-up intervals), as Prometheus would have
- * scraped them: the serving and rendering code is then as warm as the polling code.
+ * found new polls (every 100 ms, so about once a poll at the warm-up intervals), as Prometheus
+ * would have scraped them: the serving and rendering code is then as warm as the polling code.
  */
 export async function waitForPolls(sim: RunningSimulator, count: number, timeoutMs: number, scrape?: () => Promise<unknown>): Promise<number> {
   const until = performance.now() + timeoutMs;
