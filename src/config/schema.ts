@@ -332,7 +332,7 @@ export const configSchema = (c: SchemaContext) =>
       .meta(help('path of the exposition (not the path of another route: /, /-/healthy, ...)')),
     log_level: z.enum(LOG_LEVELS).default('info').meta(help('least severe level logged')),
     poll_interval: POLL_INTERVAL.meta(help('poll interval of every server without its own')),
-    workers: int(0, 256).optional().meta(help('worker threads that poll (default: one per core the process may use). 0 polls on the serving thread, for one small server (up to about 1,000 streams): one thread and 15-20 MB less, while a scrape that comes during a poll waits for the poll\'s next pause. Takes effect at the next restart')),
+    workers: int(0, 256).optional().meta(help('worker threads that poll (default: one per core the process may use). 0 polls on the serving thread, for one small server (up to about 1,000 streams): one thread and 15-20 MB less, for about a third more CPU per poll, and a scrape that comes during a poll waits for the poll\'s next pause. Takes effect at the next restart')),
     max_connections: int(1, 1_000_000).optional().meta({ default: DEFAULT_MAX_CONNECTIONS }).meta(
       help('most connections to upstream servers open at once in the whole process, split evenly over the worker threads (each gets max_connections / workers, at least 1; all of it with workers: 0); a poll that finds none free waits while idle ones are closed. Takes effect at the next restart'),
     ),
