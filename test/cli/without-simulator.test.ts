@@ -5,9 +5,9 @@
  * (or the simulator without its build), so its import fails as it does in such an install.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SIMULATOR_PACKAGE } from '../../src/demo.js';
 import { REPO_ROOT } from '../helpers/shared.js';
@@ -25,6 +25,19 @@ function installWithoutSimulator(root: string): void {
   }
   for (const entry of readdirSync(join(REPO_ROOT, 'node_modules', SCOPE))) {
     if (entry !== NAME) symlinkSync(join(REPO_ROOT, 'node_modules', SCOPE, entry), join(modules, SCOPE, entry));
+  }
+}
+
+/**
+ * A simulator in a node_modules above the copy (say /tmp/node_modules) is found as an installed
+ * one would be, and the commands would then run instead of failing: named, rather than read as a
+ * regression.
+ */
+function simulatorAbove(root: string): string | undefined {
+  for (let dir = dirname(root); ; dir = dirname(dir)) {
+    const found = join(dir, 'node_modules', SCOPE, NAME);
+    if (existsSync(found)) return found;
+    if (dirname(dir) === dir) return undefined;
   }
 }
 
@@ -55,6 +68,8 @@ describe.each([
   let root: string;
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'flussonic-exporter-nosim-'));
+    const above = simulatorAbove(root);
+    if (above !== undefined) throw new Error(`${above} is on the module path of ${root}, so the simulator would be found there: remove it to run these tests`);
     installWithoutSimulator(root);
     prepare(join(root, 'node_modules'));
   });
