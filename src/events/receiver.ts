@@ -9,6 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventsConfig, ServerConfig } from '../config/types.js';
 import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
+import { deflatePiece, type DeflatedPiece } from '../render/gzip-stream.js';
 import { mayExceed, truncateLabelValue } from '../render/label-cap.js';
 import { DedupWindow } from './dedup.js';
 import { COUNTED_KINDS, PROTOCOLS, shapeProblem } from './kinds.js';
@@ -41,6 +42,7 @@ export class EventsReceiver {
   private unknownBatches = 0;
   private version = 0;
   private rendered: { version: number; text: string } | undefined;
+  private deflated: { text: string; piece: DeflatedPiece } | undefined;
   private readonly noSecretLogged = new Set<string>();
 
   constructor(
@@ -74,7 +76,7 @@ export class EventsReceiver {
     const exported = new Set(list);
     k.events.exported = exported;
     for (const name of k.events.streams.keys()) if (!exported.has(name)) k.events.streams.delete(name);
-    for (const name of list) if (!k.events.streams.has(name)) k.events.streams.set(name, new StreamEvents());
+    for (const name of list) if (!k.events.streams.has(name)) k.events.streams.set(name, new StreamEvents(name));
     this.version++;
   }
 
@@ -130,6 +132,13 @@ export class EventsReceiver {
       this.rendered = { version: this.version, text: renderEvents(servers, this.unknownBatches, this.config.families) };
     }
     return this.rendered.text;
+  }
+
+  /** render() deflated as a piece of a gzip response, made once per change like the text. */
+  piece(): DeflatedPiece {
+    const text = this.render();
+    if (this.deflated?.text !== text) this.deflated = { text, piece: deflatePiece(Buffer.from(text, 'utf8')) };
+    return this.deflated.piece;
   }
 
   private answered(k: Known, code: BatchAnswer['code'], text = ''): BatchAnswer {
@@ -213,7 +222,7 @@ export class EventsReceiver {
   /** The stream's series, made on its first event. */
   private stream(s: ServerEvents, name: string, now: number): StreamEvents {
     let st = s.streams.get(name);
-    if (!st) s.streams.set(name, (st = new StreamEvents()));
+    if (!st) s.streams.set(name, (st = new StreamEvents(name)));
     st.lastEventAt = now;
     return st;
   }

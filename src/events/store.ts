@@ -32,6 +32,8 @@ export class Histogram {
 }
 
 export class StreamEvents {
+  /** The stream's name as a label value, escaped once (every render writes it). */
+  readonly label: string;
   sourceLost = 0;
   pushBlocked: number | undefined;
   closed: number | undefined;
@@ -39,6 +41,10 @@ export class StreamEvents {
   play: Map<string, Histogram> | undefined;
   /** Date.now() of the last event (streams of servers this replica does not poll age out). */
   lastEventAt = 0;
+
+  constructor(name: string) {
+    this.label = escapeLabelValue(name);
+  }
 }
 
 export class ServerEvents {
@@ -70,9 +76,9 @@ export function renderEvents(servers: ReadonlyMap<string, ServerEvents>, unknown
   family(F.eventsTotal, lines.splice(0));
   const perStream = (name: string, get: (st: StreamEvents) => number | undefined) => {
     each((_, s, q) => {
-      for (const [stream, st] of s.streams) {
+      for (const st of s.streams.values()) {
         const v = get(st);
-        if (v !== undefined) lines.push(`${name}{server="${q}",stream="${escapeLabelValue(stream)}"} ${v}\n`);
+        if (v !== undefined) lines.push(`${name}{server="${q}",stream="${st.label}"} ${v}\n`);
       }
     });
     return lines.splice(0);
@@ -82,11 +88,11 @@ export function renderEvents(servers: ReadonlyMap<string, ServerEvents>, unknown
   if (switches.stream_closed) family(F.streamClosed, perStream(F.streamClosed.name, (st) => st.closed));
   if (switches.play_per_stream) {
     each((_, s, q) => {
-      for (const [stream, st] of s.streams) for (const [proto, h] of st.play ?? []) lines.push(`${F.playClosed.name}{server="${q}",stream="${escapeLabelValue(stream)}",proto="${proto}"} ${h.count}\n`);
+      for (const st of s.streams.values()) for (const [proto, h] of st.play ?? []) lines.push(`${F.playClosed.name}{server="${q}",stream="${st.label}",proto="${proto}"} ${h.count}\n`);
     });
     family(F.playClosed, lines.splice(0));
     each((_, s, q) => {
-      for (const [stream, st] of s.streams) for (const [proto, h] of st.play ?? []) histogramLines(lines, F.streamPlayDuration.name, `server="${q}",stream="${escapeLabelValue(stream)}",proto="${proto}"`, h);
+      for (const st of s.streams.values()) for (const [proto, h] of st.play ?? []) histogramLines(lines, F.streamPlayDuration.name, `server="${q}",stream="${st.label}",proto="${proto}"`, h);
     });
     family(F.streamPlayDuration, lines.splice(0));
   }

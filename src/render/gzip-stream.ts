@@ -5,11 +5,12 @@
  * reference to earlier data, so pieces can follow each other in any order and still form one valid
  * deflate stream. A response is then
  *
- *   gzip header | piece | piece | ... | self-metrics (final block) | CRC-32 | ISIZE
+ *   gzip header | piece | ... | piece of event series | self-metrics (final block) | CRC-32 | ISIZE
  *
  * The CRC of the whole comes from the pieces' CRCs (src/render/crc32.ts), so the serving thread
- * compresses only the small self-metrics per scrape and never reads the large text again. Every
- * decoder (curl, browsers, Go's and Node's gunzip) sees one gzip member.
+ * compresses per scrape only the small self-metrics (and the event series once per change), and
+ * never reads the large text again. Every decoder (curl, browsers, Go's and Node's gunzip) sees
+ * one gzip member.
  */
 import { pipeline, Readable } from 'node:stream';
 import { constants, crc32, createGunzip, deflateRawSync, gunzipSync } from 'node:zlib';
@@ -119,6 +120,15 @@ export interface FinalPiece {
 
 export function finalPiece(tail: Uint8Array): FinalPiece {
   return pieceOf(tail, deflateRawSync(tail, { level: GZIP_LEVEL }));
+}
+
+/** `tail` preceded by `piece`: one final piece, their deflated bytes copied into one buffer. */
+export function precede(piece: DeflatedPiece, tail: FinalPiece): FinalPiece {
+  const deflated = new Uint8Array(piece.deflated.length + tail.deflated.length);
+  deflated.set(piece.deflated, 0);
+  deflated.set(tail.deflated, piece.deflated.length);
+  const bytes = piece.bytes + tail.bytes;
+  return { deflated, crc: combineCrc(piece.crc, tail.crc, tail.shift), bytes, shift: shiftOf(bytes) };
 }
 
 /**

@@ -11,8 +11,9 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * The exposition of all upstream series, kept per target and served from memory. The parts are
  * listed family by family in catalogue order, so that one family's series from all targets stay
  * together under one HELP/TYPE; the list is made at most once per change, when a scrape asks.
- * Self-metrics are appended per scrape by the HTTP layer (they are small): as text, or as the
- * final block of the same gzip stream (src/render/gzip-stream.ts).
+ * The HTTP layer appends the event sink's series (a piece deflated once per change) and the
+ * self-metrics (small, rendered per scrape) as the final block of the same gzip stream
+ * (src/render/gzip-stream.ts); a plain answer is that gzip stream inflated.
  *
  * A target's poll may arrive held (swapHeld()): its samples stay in the worker that polled, and a
  * scrape that needs them asks for them first (ready()): rendered and deflated there, once. When

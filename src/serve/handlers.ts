@@ -1,15 +1,16 @@
 /**
- * The handlers of the exporter's own routes: the metrics path (the cached upstream exposition
- * followed by the self-metrics rendered now), health and readiness.
+ * The handlers of the exporter's own routes: the metrics path (the cached upstream exposition,
+ * the event sink's series, then the self-metrics rendered now), health and readiness.
  */
 import type { FastifyReply } from 'fastify';
-import { finalPiece, type FinalPiece } from '../render/gzip-stream.js';
+import { finalPiece, precede, type FinalPiece } from '../render/gzip-stream.js';
 import { acceptsGzip, sendExposition } from './exposition-reply.js';
 import type { RouteDeps, RouteHandler } from './route-types.js';
 
 /**
  * With gzip, one gzip member: the upstream pieces deflated where they were polled, sent as they
- * are, then the self-metrics as the final deflate block and the trailer (src/render/gzip-stream.ts).
+ * are, then the event sink's series (src/events) as a piece deflated once per change, then the
+ * self-metrics as the final deflate block and the trailer (src/render/gzip-stream.ts).
  */
 export function metricsHandler(deps: RouteDeps): RouteHandler {
   // The self-metrics rendering is shared by closely following scrapes (SelfMetrics.render); so is
@@ -20,13 +21,11 @@ export function metricsHandler(deps: RouteDeps): RouteHandler {
     return selfEncoded;
   };
   return async (request, reply) => {
-    // The event sink's series (src/events) follow the self-metrics, rendered again only after an event.
     const [ownText] = await Promise.all([deps.self.render(), deps.exposition.ready()]);
-    const selfText = deps.events ? ownText + deps.events.render() : ownText;
     const upstream = deps.exposition.snapshot();
-    const self = encodeSelf(selfText);
+    const self = encodeSelf(ownText);
     const final = (self.final ??= finalPiece(self.bytes));
-    return sendExposition(reply, upstream, final, acceptsGzip(request.headers['accept-encoding']));
+    return sendExposition(reply, upstream, deps.events ? precede(deps.events.piece(), final) : final, acceptsGzip(request.headers['accept-encoding']));
   };
 }
 

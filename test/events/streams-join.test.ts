@@ -1,5 +1,6 @@
 /** The receiver's per-stream series follow the polled streams, and age out where nothing is polled. */
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { constants, inflateRawSync } from 'node:zlib';
 import { pino } from 'pino';
 import { EventsReceiver } from '../../src/events/receiver.js';
 import type { EventsConfig } from '../../src/config/types.js';
@@ -7,6 +8,8 @@ import { value } from '../helpers/exposition.js';
 
 const CONFIG: EventsConfig = { enabled: true, maxBodyBytes: 1 << 20, maxEventsPerBatch: 1000, dedupWindow: 1024, register: false, sinkName: 's', families: { push_blocked: false, stream_closed: false, play_per_stream: false } };
 const server = (name: string) => ({ name, eventsSecret: 'x', staleAfterMs: 600_000 });
+/** A sync-flushed piece's text (it has no final block). */
+const inflate = (deflated: Uint8Array) => inflateRawSync(deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
 const lost = (media: string, id: number) => JSON.stringify([{ event: 'source_closed', event_id: id, media }]);
 
 afterEach(() => vi.useRealTimers());
@@ -32,6 +35,20 @@ describe('event series and the polled streams', () => {
     r.receive('edge-1', lost('new', 2));
     expect(value(r.render(), 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'old' })).toBeUndefined();
     expect(value(r.render(), 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'new' })).toBe(1);
+  });
+
+  test('the deflated series are made once per change and inflate to the text', () => {
+    const r = new EventsReceiver(CONFIG, pino({ level: 'silent' }));
+    r.setServers([server('edge-1')]);
+    r.streamsExported('edge-1', ['a', 'b']);
+    const first = r.piece();
+    expect(r.piece()).toBe(first);
+    expect(inflate(first.deflated)).toBe(r.render());
+    r.receive('edge-1', lost('a', 1));
+    const second = r.piece();
+    expect(second).not.toBe(first);
+    expect(value(inflate(second.deflated), 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'a' })).toBe(1);
+    expect(second.bytes).toBe(Buffer.byteLength(r.render()));
   });
 
   test('a server that left the config takes its series with it', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gunzipSync } from 'node:zlib';
-import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, pollPiece, STORE_BELOW, summarise } from '../../src/render/gzip-stream.js';
+import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, pollPiece, precede, STORE_BELOW, summarise } from '../../src/render/gzip-stream.js';
 
 const text = (n: number, seed = 0) => {
   let s = '';
@@ -50,5 +50,23 @@ describe('pollPiece and deflatePiece', () => {
     tampered[10] = tampered[10]! ^ 1;
     const tail = finalPiece(new Uint8Array(0));
     expect(() => gunzipSync(Buffer.concat(gzipMember([tampered], summarise([piece]), tail)))).toThrow();
+  });
+});
+
+describe('precede', () => {
+  it('puts a piece before a final piece: one final piece of both texts, after any other pieces', async () => {
+    const body = [text(3_000, 1), text(STORE_BELOW - 1, 2)];
+    const pieces = body.map((t) => pollPiece(t));
+    const events = text(20_000, 3);
+    const own = new TextEncoder().encode('# self\nflussonic_exporter_up 1\n');
+    const tail = precede(deflatePiece(events), finalPiece(own));
+    expect(tail.bytes).toBe(events.length + own.length);
+    const member = gzipMember(pieces.map((p) => p.deflated), summarise(pieces), tail);
+    const expected = [...body, events, own].map((t) => Buffer.from(t).toString('utf8')).join('');
+    expect(gunzipSync(Buffer.concat(member)).toString('utf8')).toBe(expected);
+    expect(await streamed(member)).toBe(expected);
+    // The CRC is the whole text's: a tail whose CRC left out the piece fails the gunzip.
+    const wrong = { ...tail, crc: finalPiece(own).crc };
+    expect(() => gunzipSync(Buffer.concat(gzipMember(pieces.map((p) => p.deflated), summarise(pieces), wrong)))).toThrow();
   });
 });
