@@ -174,6 +174,8 @@ export interface ScrapeRequest {
    * measures throughput: with 20 of them each waits for its share of the wire.
    */
   readonly everyMs?: number;
+  /** Also answer every latency (latenciesMs), for percentiles over several windows. */
+  readonly latencies?: boolean;
 }
 
 export interface ScrapeResult {
@@ -185,6 +187,8 @@ export interface ScrapeResult {
   readonly maxMs: number;
   readonly bytesPerScrape: number;
   readonly seconds: number;
+  /** Every answer's latency, in the order they ended (when the request asked for them). */
+  readonly latenciesMs?: readonly number[];
 }
 
 // --- helpers --------------------------------------------------------------------------------------

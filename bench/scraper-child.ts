@@ -80,6 +80,7 @@ async function scrape(request: ScrapeRequest): Promise<ScrapeResult> {
     maxMs: percentile(latencies, 100),
     bytesPerScrape: latencies.length > 0 ? bytes / (latencies.length + errors) : 0,
     seconds,
+    ...(request.latencies === true ? { latenciesMs: latencies } : {}),
   };
 }
 
