@@ -9,11 +9,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventsConfig, ServerConfig } from '../config/types.js';
 import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
+import { FamilyBytes } from '../render/family-bytes.js';
 import { deflatePiece, type DeflatedPiece } from '../render/gzip-stream.js';
 import { mayExceed, truncateLabelValue } from '../render/label-cap.js';
 import { DedupWindow } from './dedup.js';
 import { COUNTED_KINDS, PROTOCOLS, shapeProblem } from './kinds.js';
-import { Histogram, KIND_INDEX, OTHER_INDEX, renderEvents, ServerEvents, StreamEvents, type RejectReason } from './store.js';
+import { Histogram, KIND_INDEX, OTHER_INDEX, ServerEvents, StreamEvents, writeEvents, type RejectReason } from './store.js';
 
 /** What the receiver needs of a server it knows (configured or discovered). */
 export type SinkServer = Pick<ServerConfig, 'name' | 'maxLabelValueBytes' | 'staleAfterMs'> & { readonly eventsSecret?: string };
@@ -36,13 +37,15 @@ interface Known {
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 const RUN_START = new Set(['server_started', 'change_server_id']);
 const SWEEP_MS = 60_000;
+/** The buffer the event series are written into, reused (the serving thread writes them, one receiver at a time). */
+const written = new FamilyBytes();
 
 export class EventsReceiver {
   private readonly known = new Map<string, Known>();
   private unknownBatches = 0;
   private version = 0;
-  private rendered: { version: number; text: string } | undefined;
-  private deflated: { text: string; piece: DeflatedPiece } | undefined;
+  private text: { readonly version: number; readonly text: string } | undefined;
+  private deflated: { readonly version: number; readonly piece: DeflatedPiece } | undefined;
   private readonly noSecretLogged = new Set<string>();
 
   constructor(
@@ -125,20 +128,24 @@ export class EventsReceiver {
     return this.answered(k, 200, '');
   }
 
-  /** The event families in the text format (cached until something changes). */
+  /** The event families in the text format (tests; a scrape takes piece()). */
   render(): string {
-    if (this.rendered?.version !== this.version) {
-      const servers = new Map([...this.known].map(([name, k]) => [name, k.events]));
-      this.rendered = { version: this.version, text: renderEvents(servers, this.unknownBatches, this.config.families) };
-    }
-    return this.rendered.text;
+    if (this.text?.version !== this.version) this.text = { version: this.version, text: Buffer.from(this.write()).toString('utf8') };
+    return this.text.text;
   }
 
-  /** render() deflated as a piece of a gzip response, made once per change like the text. */
+  /** The event families deflated as a piece of a gzip response, made at most once per change. */
   piece(): DeflatedPiece {
-    const text = this.render();
-    if (this.deflated?.text !== text) this.deflated = { text, piece: deflatePiece(Buffer.from(text, 'utf8')) };
+    if (this.deflated?.version !== this.version) this.deflated = { version: this.version, piece: deflatePiece(this.write()) };
     return this.deflated.piece;
+  }
+
+  /** The event families written into the shared buffer: valid until the next write. */
+  private write(): Uint8Array {
+    const servers = new Map([...this.known].map(([name, k]) => [name, k.events]));
+    written.reset();
+    writeEvents(written, servers, this.unknownBatches, this.config.families);
+    return written.view();
   }
 
   private answered(k: Known, code: BatchAnswer['code'], text = ''): BatchAnswer {

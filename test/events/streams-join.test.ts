@@ -37,6 +37,17 @@ describe('event series and the polled streams', () => {
     expect(value(r.render(), 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'new' })).toBe(1);
   });
 
+  test('stream and server names are escaped as label values, UTF-8 written as it is', () => {
+    const r = new EventsReceiver(CONFIG, pino({ level: 'silent' }));
+    r.setServers([server('edge "1"')]);
+    r.streamsExported('edge "1"', ['a"b\\c\nd', 'ünï']);
+    r.receive('edge "1"', lost('ünï', 1));
+    const text = r.render();
+    expect(text).toContain('flussonic_stream_source_lost_total{server="edge \\"1\\"",stream="a\\"b\\\\c\\nd"} 0\n');
+    expect(text).toContain('flussonic_stream_source_lost_total{server="edge \\"1\\"",stream="ünï"} 1\n');
+    expect(inflate(r.piece().deflated)).toBe(text);
+  });
+
   test('the deflated series are made once per change and inflate to the text', () => {
     const r = new EventsReceiver(CONFIG, pino({ level: 'silent' }));
     r.setServers([server('edge-1')]);
