@@ -52,8 +52,12 @@ interface Remembered {
   kept: { readonly samples: readonly (FamilySamples | undefined)[]; readonly piece: DeflatedPiece } | undefined;
 }
 
-/** A piece on a buffer of its own: one the memo keeps, or one it sends (sending transfers the buffer). */
-const copyOf = (piece: DeflatedPiece): DeflatedPiece => ({ ...piece, deflated: piece.deflated.slice() });
+/**
+ * A piece on a buffer of its own: one the memo keeps, or one it sends (sending transfers the
+ * buffer). Copied by the Uint8Array constructor: a piece zlib made may be a Buffer, whose slice()
+ * is a view of the same memory, detached with it when that piece is sent.
+ */
+const copyOf = (piece: DeflatedPiece): DeflatedPiece => ({ ...piece, deflated: new Uint8Array(piece.deflated) });
 
 /**
  * One target's families as last rendered, so that a family whose samples did not change is not

@@ -4,6 +4,7 @@
  * state, histogram text) is written again. Every piece is checked against the text a fresh
  * render writes, so a stale piece fails whatever the counters say.
  */
+import { createHash } from 'node:crypto';
 import { constants, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { familyByName } from '../../src/serve/catalogue.js';
@@ -62,6 +63,24 @@ describe('RenderMemo', () => {
     // Each render's pieces are buffers of their own (they are transferred to the main thread).
     expect(fourth.get(status.name)!.deflated.buffer).not.toBe(third.get(status.name)!.deflated.buffer);
     expect(Buffer.from(fourth.get(status.name)!.deflated)).toEqual(Buffer.from(third.get(status.name)!.deflated));
+  });
+
+  it('keeps its own copy of a piece that is sent, even one zlib made on a buffer of its own (deflated beyond 16 KiB)', () => {
+    const cache = new LabelBlockCache();
+    const memo = new RenderMemo();
+    // Names that compress badly: the status family deflates to more than zlib's 16 KiB output
+    // chunk (a Buffer that alone spans its ArrayBuffer) in one spill of text (under 256 KiB).
+    const world = new Map<string, { clients: number; status: string }>();
+    for (let i = 0; i < 1200; i++) world.set(`live/${createHash('sha256').update(String(i)).digest('hex').slice(0, 24)}`, { clients: 3, status: 'running' });
+    for (let i = 0; i < 4; i++) {
+      const prepared = render(poll(cache, world, i * 1000), memo);
+      const piece = prepared.get(status.name)!;
+      if (i === 0) expect(piece.deflated.length).toBeGreaterThan(16 * 1024);
+      // Sent as the worker sends them: every piece's buffer transferred, so detached here.
+      structuredClone([...prepared.values()].map((p) => p.deflated), { transfer: [...new Set([...prepared.values()].map((p) => p.deflated.buffer as ArrayBuffer))] });
+      expect(piece.deflated.byteLength).toBe(0);
+    }
+    expect(memo.reused).toBeGreaterThanOrEqual(2);
   });
 
   it('writes a family again when a value, a state, a stream or the order of its streams changes', () => {
