@@ -6,15 +6,16 @@
  * allocation per event beyond the series a new stream or protocol creates.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { constants, inflateRawSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { EventsConfig, ServerConfig } from '../config/types.js';
 import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
-import { FamilyBytes } from '../render/family-bytes.js';
-import { deflatePiece, type DeflatedPiece } from '../render/gzip-stream.js';
+import type { DeflatedPiece } from '../render/gzip-stream.js';
 import { mayExceed, truncateLabelValue } from '../render/label-cap.js';
+import { prepareJoined } from '../render/prepare.js';
 import { DedupWindow } from './dedup.js';
 import { COUNTED_KINDS, PROTOCOLS, shapeProblem } from './kinds.js';
-import { Histogram, KIND_INDEX, OTHER_INDEX, ServerEvents, StreamEvents, writeEvents, type RejectReason } from './store.js';
+import { eventsSource, Histogram, KIND_INDEX, OTHER_INDEX, ServerEvents, StreamEvents, type RejectReason } from './store.js';
 
 /** What the receiver needs of a server it knows (configured or discovered). */
 export type SinkServer = Pick<ServerConfig, 'name' | 'maxLabelValueBytes' | 'staleAfterMs'> & { readonly eventsSecret?: string };
@@ -37,14 +38,11 @@ interface Known {
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 const RUN_START = new Set(['server_started', 'change_server_id']);
 const SWEEP_MS = 60_000;
-/** The buffer the event series are written into, reused (the serving thread writes them, one receiver at a time). */
-const written = new FamilyBytes();
 
 export class EventsReceiver {
   private readonly known = new Map<string, Known>();
   private unknownBatches = 0;
   private version = 0;
-  private text: { readonly version: number; readonly text: string } | undefined;
   private deflated: { readonly version: number; readonly piece: DeflatedPiece } | undefined;
   private readonly noSecretLogged = new Set<string>();
 
@@ -130,22 +128,16 @@ export class EventsReceiver {
 
   /** The event families in the text format (tests; a scrape takes piece()). */
   render(): string {
-    if (this.text?.version !== this.version) this.text = { version: this.version, text: Buffer.from(this.write()).toString('utf8') };
-    return this.text.text;
+    return inflateRawSync(this.piece().deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
   }
 
   /** The event families deflated as a piece of a gzip response, made at most once per change. */
   piece(): DeflatedPiece {
-    if (this.deflated?.version !== this.version) this.deflated = { version: this.version, piece: deflatePiece(this.write()) };
+    if (this.deflated?.version !== this.version) {
+      const servers = new Map([...this.known].map(([name, k]) => [name, k.events]));
+      this.deflated = { version: this.version, piece: prepareJoined(eventsSource(servers, this.unknownBatches, this.config.families)) };
+    }
     return this.deflated.piece;
-  }
-
-  /** The event families written into the shared buffer: valid until the next write. */
-  private write(): Uint8Array {
-    const servers = new Map([...this.known].map(([name, k]) => [name, k.events]));
-    written.reset();
-    writeEvents(written, servers, this.unknownBatches, this.config.families);
-    return written.view();
   }
 
   private answered(k: Known, code: BatchAnswer['code'], text = ''): BatchAnswer {

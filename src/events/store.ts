@@ -1,11 +1,12 @@
 /**
  * The event families' series (src/events/families.ts), kept on the serving thread and written
- * as exposition text into a reused byte buffer (src/render/family-bytes.ts) when a scrape asks
- * and something changed. One ServerEvents per known server name; a stream's series live in one
+ * and deflated by the renderer the polled families go through (src/render/prepare.ts) when a
+ * scrape asks and something changed. One ServerEvents per known server name; a stream's series live in one
  * StreamEvents, so they are withdrawn together with the stream (when the poll stops exporting
  * it, or the server leaves the config).
  */
-import { FamilyBytes } from '../render/family-bytes.js';
+import type { FamilyBytes } from '../render/family-bytes.js';
+import type { SampleSource } from '../render/prepare.js';
 import { escapeLabelValue } from '../render/series.js';
 import { EVENT_FAMILIES, SESSION_BUCKETS } from './families.js';
 import { EVENT_KINDS, OTHER_KIND } from './kinds.js';
@@ -64,8 +65,6 @@ export class ServerEvents {
   lastSweep = 0;
 }
 
-/** A family's sample lines, written apart so that its HELP and TYPE go in front only when it has any. */
-const lines = new FamilyBytes();
 const encoded = new Map<string, Uint8Array>();
 /** UTF-8 of a fixed string (family names and suffixes, their headers), encoded once. */
 function bytesOf(text: string): Uint8Array {
@@ -74,92 +73,117 @@ function bytesOf(text: string): Uint8Array {
   return b;
 }
 
-/** Writes every server's event series into `into`, family by family in table order. */
-export function writeEvents(into: FamilyBytes, servers: ReadonlyMap<string, ServerEvents>, unknownBatches: number, switches: Readonly<Record<EventSwitch, boolean>>): void {
-  const family = (def: FamilyDef, write: (out: FamilyBytes) => void) => {
-    lines.reset();
-    write(lines);
-    if (lines.length === 0) return;
-    into.bytes(bytesOf(headerOf(def)));
-    into.bytes(lines.view());
-  };
+/**
+ * The event series as a source of the worker-side renderer (src/render/prepare.ts): each family
+ * written family by family in table order, with its HELP and TYPE in front of its first line (a
+ * family without lines writes nothing, and is left out).
+ */
+export function eventsSource(servers: ReadonlyMap<string, ServerEvents>, unknownBatches: number, switches: Readonly<Record<EventSwitch, boolean>>): SampleSource {
   const each = (fn: (s: ServerEvents, q: string) => void) => {
     for (const [server, s] of servers) fn(s, escapeLabelValue(server));
   };
-  family(F.eventsTotal, (out) => each((s, q) => s.kinds.forEach((v, i) => line(out, F.eventsTotal.name, `server="${q}",event="${KIND_LABELS[i]}"`, v))));
   // The per-stream families have a line per exported stream: the hot loop, with no string made per line.
-  const perStream = (def: FamilyDef, get: (st: StreamEvents) => number | undefined) =>
-    family(def, (out) => {
-      const name = bytesOf(def.name);
-      const close = bytesOf('"} ');
-      each((s, q) => {
-        const open = Buffer.from(`{server="${q}",stream="`, 'utf8');
-        for (const st of s.streams.values()) {
-          const v = get(st);
-          if (v === undefined) continue;
-          out.bytes(name);
-          out.bytes(open);
-          out.utf8(st.label);
-          out.bytes(close);
-          out.value(v);
-          out.byte(NEWLINE);
-        }
-      });
+  const perStream = (get: (st: StreamEvents) => number | undefined) => (out: Lines) =>
+    each((s, q) => {
+      const open = Buffer.from(`{server="${q}",stream="`, 'utf8');
+      for (const st of s.streams.values()) {
+        const v = get(st);
+        if (v !== undefined) out.streamLine(open, st.label, v);
+      }
     });
-  perStream(F.sourceLost, (st) => st.sourceLost);
-  if (switches.push_blocked) perStream(F.pushBlocked, (st) => st.pushBlocked);
-  if (switches.stream_closed) perStream(F.streamClosed, (st) => st.closed);
+  const writers: [FamilyDef, (out: Lines) => void][] = [
+    [F.eventsTotal, (out) => each((s, q) => s.kinds.forEach((v, i) => out.line(F.eventsTotal.name, `server="${q}",event="${KIND_LABELS[i]}"`, v)))],
+    [F.sourceLost, perStream((st) => st.sourceLost)],
+  ];
+  if (switches.push_blocked) writers.push([F.pushBlocked, perStream((st) => st.pushBlocked)]);
+  if (switches.stream_closed) writers.push([F.streamClosed, perStream((st) => st.closed)]);
   if (switches.play_per_stream) {
-    family(F.playClosed, (out) =>
-      each((s, q) => {
-        for (const st of s.streams.values()) for (const [proto, h] of st.play ?? []) line(out, F.playClosed.name, `server="${q}",stream="${st.label}",proto="${proto}"`, h.count);
-      }),
-    );
-    family(F.streamPlayDuration, (out) =>
-      each((s, q) => {
-        for (const st of s.streams.values()) for (const [proto, h] of st.play ?? []) histogramLines(out, F.streamPlayDuration.name, `server="${q}",stream="${st.label}",proto="${proto}"`, h);
-      }),
+    writers.push(
+      [F.playClosed, (out) => each((s, q) => {
+        for (const st of s.streams.values()) for (const [proto, h] of st.play ?? []) out.line(F.playClosed.name, `server="${q}",stream="${st.label}",proto="${proto}"`, h.count);
+      })],
+      [F.streamPlayDuration, (out) => each((s, q) => {
+        for (const st of s.streams.values()) for (const [proto, h] of st.play ?? []) out.histogram(F.streamPlayDuration.name, `server="${q}",stream="${st.label}",proto="${proto}"`, h);
+      })],
     );
   }
-  family(F.playDuration, (out) =>
-    each((s, q) => {
-      for (const [proto, h] of s.play) histogramLines(out, F.playDuration.name, `server="${q}",proto="${proto}"`, h);
-    }),
+  writers.push(
+    [F.playDuration, (out) => each((s, q) => {
+      for (const [proto, h] of s.play) out.histogram(F.playDuration.name, `server="${q}",proto="${proto}"`, h);
+    })],
+    [F.deviceShortage, (out) => each((s, q) => out.line(F.deviceShortage.name, `server="${q}"`, s.deviceShortages))],
+    [F.batchesTotal, (out) => {
+      each((s, q) => {
+        for (const [code, n] of s.batches) out.line(F.batchesTotal.name, `server="${q}",code="${code}"`, n);
+      });
+      if (unknownBatches > 0 || servers.size > 0) out.line(F.batchesTotal.name, 'server="",code="404"', unknownBatches);
+    }],
+    [F.rejectedTotal, (out) => each((s, q) => {
+      for (const [reason, n] of s.rejected) out.line(F.rejectedTotal.name, `server="${q}",reason="${reason}"`, n);
+    })],
+    [F.duplicateTotal, (out) => each((s, q) => out.line(F.duplicateTotal.name, `server="${q}"`, s.duplicates))],
+    [F.withoutIdTotal, (out) => each((s, q) => out.line(F.withoutIdTotal.name, `server="${q}"`, s.withoutId))],
   );
-  family(F.deviceShortage, (out) => each((s, q) => line(out, F.deviceShortage.name, `server="${q}"`, s.deviceShortages)));
-  family(F.batchesTotal, (out) => {
-    each((s, q) => {
-      for (const [code, n] of s.batches) line(out, F.batchesTotal.name, `server="${q}",code="${code}"`, n);
-    });
-    if (unknownBatches > 0 || out.length > 0) line(out, F.batchesTotal.name, 'server="",code="404"', unknownBatches);
-  });
-  family(F.rejectedTotal, (out) =>
-    each((s, q) => {
-      for (const [reason, n] of s.rejected) line(out, F.rejectedTotal.name, `server="${q}",reason="${reason}"`, n);
-    }),
-  );
-  family(F.duplicateTotal, (out) => each((s, q) => line(out, F.duplicateTotal.name, `server="${q}"`, s.duplicates)));
-  family(F.withoutIdTotal, (out) => each((s, q) => line(out, F.withoutIdTotal.name, `server="${q}"`, s.withoutId)));
+  const byName = new Map(writers.map(([def, write]) => [def.name, { def, write }]));
+  return {
+    familyNames: () => byName.keys(),
+    renderFamily: (name, into) => {
+      const family = byName.get(name);
+      if (family) family.write(new Lines(into, family.def));
+    },
+  };
 }
 
 const NEWLINE = 0x0a;
 
-/** `name{labels} v` and a newline. */
-function line(out: FamilyBytes, name: string, labels: string, v: number): void {
-  out.bytes(bytesOf(name));
-  out.byte(0x7b);
-  out.utf8(labels);
-  out.byte(0x7d);
-  out.byte(0x20);
-  out.value(v);
-  out.byte(NEWLINE);
-}
+/** One family's lines written into a FamilyBytes, its HELP and TYPE first (only once it has a line). */
+class Lines {
+  private started = false;
 
-function histogramLines(out: FamilyBytes, name: string, labels: string, h: Histogram): void {
-  SESSION_BUCKETS.forEach((le, i) => line(out, `${name}_bucket`, `${labels},le="${le}"`, h.counts[i]!));
-  line(out, `${name}_bucket`, `${labels},le="+Inf"`, h.count);
-  line(out, `${name}_sum`, labels, h.sum);
-  line(out, `${name}_count`, labels, h.count);
+  constructor(
+    private readonly into: FamilyBytes,
+    private readonly def: FamilyDef,
+  ) {}
+
+  /** `name{labels} v` and a newline. */
+  line(name: string, labels: string, v: number): void {
+    const out = this.begin();
+    out.bytes(bytesOf(name));
+    out.byte(0x7b);
+    out.utf8(labels);
+    out.byte(0x7d);
+    out.byte(0x20);
+    out.value(v);
+    out.byte(NEWLINE);
+    out.endLine();
+  }
+
+  /** The family's line of one stream: `open` is `{server="...",stream="`, `label` the stream's escaped name. */
+  streamLine(open: Uint8Array, label: string, v: number): void {
+    const out = this.begin();
+    out.bytes(bytesOf(this.def.name));
+    out.bytes(open);
+    out.utf8(label);
+    out.bytes(bytesOf('"} '));
+    out.value(v);
+    out.byte(NEWLINE);
+    out.endLine();
+  }
+
+  histogram(name: string, labels: string, h: Histogram): void {
+    SESSION_BUCKETS.forEach((le, i) => this.line(`${name}_bucket`, `${labels},le="${le}"`, h.counts[i]!));
+    this.line(`${name}_bucket`, `${labels},le="+Inf"`, h.count);
+    this.line(`${name}_sum`, labels, h.sum);
+    this.line(`${name}_count`, labels, h.count);
+  }
+
+  private begin(): FamilyBytes {
+    if (!this.started) {
+      this.into.bytes(bytesOf(headerOf(this.def)));
+      this.started = true;
+    }
+    return this.into;
+  }
 }
 
 /** HELP and TYPE of a family (the HELP texts of the table have no backslash or newline to escape). */

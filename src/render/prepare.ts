@@ -165,6 +165,21 @@ export function prepareSources(sources: readonly SampleSource[], memo?: RenderMe
 }
 
 /**
+ * Every family of `source` in one piece, in its order: written into the same buffer, one family
+ * after the other, and deflated 256 KiB at a time, not a family at a time (the event series: a
+ * dozen families, most of them a few lines).
+ */
+export function prepareJoined(source: SampleSource): DeflatedPiece {
+  spilled.length = 0;
+  rendering.reset();
+  for (const name of source.familyNames()) source.renderFamily(name, rendering);
+  rendering.spill();
+  const piece = joinPieces(spilled);
+  spilled.length = 0;
+  return piece;
+}
+
+/**
  * The bytes in a Uint8Array that alone spans its ArrayBuffer, so it can be transferred to another
  * thread: kept when it already does, copied once when it is a slice (of Node's shared Buffer pool
  * or of a larger zlib buffer).
