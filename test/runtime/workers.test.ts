@@ -7,6 +7,7 @@
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/serve/exposition.js';
@@ -100,6 +101,36 @@ describe('worker threads', () => {
     await exporter.pollOnce(); // waits for the restart, then polls
     expect(value(await metrics(), 'flussonic_exporter_worker_restarts_total', {})).toBe(1);
   });
+
+  it('polls an unchanged server of 5,000 sessions again and again, each poll scraped, without a crash', async () => {
+    // Its sessions families do not change (manual clock), so the render memo sends them again
+    // from its third render on; one deflates to more than zlib's 16 KiB output chunk.
+    const big = await startSimulator({ streams: 1000, sessions: 5000, clock: 'manual', churn: false, seed: 1, shape: 'flat' });
+    try {
+      const log = captureLogger();
+      const exporter = poolExporter({
+        config: exporterConfig([serverConfig('edge-1', big.url)], { workers: 1 }),
+        logger: log.logger,
+        version: 'test',
+        channels: threadChannels(FAULTY_WORKER, { logLevel: 'debug', userAgent: 'flussonic-exporter/test' }),
+      });
+      running.push(exporter);
+      const scrape = async () => gunzipSync((await exporter.app.inject({ method: 'GET', url: '/metrics', headers: { 'accept-encoding': 'gzip' } })).rawPayload).toString('utf8');
+      let first: string | undefined;
+      for (let i = 0; i < 5; i++) {
+        await exporter.pollOnce();
+        const text = await scrape();
+        expect(value(text, 'flussonic_up', { server: 'edge-1' }), `poll ${i + 1}`).toBe(1);
+        const upstream = text.split('\n').filter((l) => /^flussonic_(stream|sessions)/.test(l)).join('\n');
+        first ??= upstream;
+        expect(upstream, `poll ${i + 1}`).toBe(first);
+      }
+      expect(samples(first!, 'flussonic_sessions_sent_bytes_total', { server: 'edge-1' }).length).toBeGreaterThan(1000);
+      expect(log.entries().filter((e) => String(e.msg).startsWith('worker thread crashed'))).toEqual([]);
+    } finally {
+      await big.close();
+    }
+  }, 60_000);
 
   it('answers a scrape while the worker is busy with a long poll', async () => {
     const { exporter, metrics } = setup();
