@@ -74,9 +74,9 @@ function bytesOf(text: string): Uint8Array {
 }
 
 /**
- * The event series as a source of the worker-side renderer (src/render/prepare.ts): each family
- * written family by family in table order, with its HELP and TYPE in front of its first line (a
- * family without lines writes nothing, and is left out).
+ * The event series as a source of the renderer the polled families go through
+ * (src/render/prepare.ts): family by family in table order, each with its HELP and TYPE in front
+ * of its first line (a family without lines writes nothing, and is left out).
  */
 export function eventsSource(servers: ReadonlyMap<string, ServerEvents>, unknownBatches: number, switches: Readonly<Record<EventSwitch, boolean>>): SampleSource {
   const each = (fn: (s: ServerEvents, q: string) => void) => {
@@ -135,15 +135,19 @@ export function eventsSource(servers: ReadonlyMap<string, ServerEvents>, unknown
 }
 
 const NEWLINE = 0x0a;
+const CLOSE_STREAM = Buffer.from('"} ', 'utf8');
 
 /** One family's lines written into a FamilyBytes, its HELP and TYPE first (only once it has a line). */
 class Lines {
   private started = false;
+  private readonly name: Uint8Array;
 
   constructor(
     private readonly into: FamilyBytes,
     private readonly def: FamilyDef,
-  ) {}
+  ) {
+    this.name = bytesOf(def.name);
+  }
 
   /** `name{labels} v` and a newline. */
   line(name: string, labels: string, v: number): void {
@@ -161,10 +165,10 @@ class Lines {
   /** The family's line of one stream: `open` is `{server="...",stream="`, `label` the stream's escaped name. */
   streamLine(open: Uint8Array, label: string, v: number): void {
     const out = this.begin();
-    out.bytes(bytesOf(this.def.name));
+    out.bytes(this.name);
     out.bytes(open);
     out.utf8(label);
-    out.bytes(bytesOf('"} '));
+    out.bytes(CLOSE_STREAM);
     out.value(v);
     out.byte(NEWLINE);
     out.endLine();
