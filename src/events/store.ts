@@ -6,6 +6,7 @@
  * it, or the server leaves the config).
  */
 import type { FamilyBytes } from '../render/family-bytes.js';
+import { familyHeader } from '../render/family-state.js';
 import type { SampleSource } from '../render/prepare.js';
 import { escapeLabelValue } from '../render/series.js';
 import { EVENT_FAMILIES, SESSION_BUCKETS } from './families.js';
@@ -183,14 +184,9 @@ class Lines {
 
   private begin(): FamilyBytes {
     if (!this.started) {
-      this.into.bytes(bytesOf(headerOf(this.def)));
+      this.into.bytes(bytesOf(familyHeader(this.def)));
       this.started = true;
     }
     return this.into;
   }
-}
-
-/** HELP and TYPE of a family (the HELP texts of the table have no backslash or newline to escape). */
-function headerOf(def: FamilyDef): string {
-  return `# HELP ${def.name} ${def.help}\n# TYPE ${def.name} ${def.type}\n`;
 }

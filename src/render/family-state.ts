@@ -2,6 +2,15 @@ import type { FamilyDef } from '../families/define.js';
 import type { FamilyBytes } from './family-bytes.js';
 import { widened } from '../lib/typed-arrays.js';
 
+/** The HELP and TYPE lines of a family in the text format, its help escaped as the format asks. */
+export function familyHeader(def: FamilyDef): string {
+  return `# HELP ${def.name} ${escapeHelp(def.help)}\n# TYPE ${def.name} ${def.type}\n`;
+}
+
+function escapeHelp(help: string): string {
+  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
 /**
  * Samples a family's arrays are first made for when nothing is known of its size, and the most
  * they are made for up front: beyond, they grow as they fill.

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FamilyDef } from '../families/define.js';
 import { CATALOGUE } from './catalogue.js';
 import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from '../render/gzip-stream.js';
+import { familyHeader } from '../render/family-state.js';
 import { prepareTarget, type PreparedTarget, type TargetChunks } from '../render/prepare.js';
 import { NO_LEASE, Reclaimer, type Lease, type Tracked } from './reclaim.js';
 
@@ -322,14 +323,6 @@ function coalesce(parts: readonly Uint8Array[], copies?: Uint8Array[]): Uint8Arr
 }
 
 const BATCH_BYTES = 64 * 1024;
-
-export function familyHeader(def: FamilyDef): string {
-  return `# HELP ${def.name} ${escapeHelp(def.help)}\n# TYPE ${def.name} ${def.type}\n`;
-}
-
-function escapeHelp(help: string): string {
-  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-}
 
 /** No series: the tail alone. */
 export const EMPTY_EXPOSITION: Exposition = servable(bodyOf([]), NO_LEASE);

@@ -15,7 +15,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FleetView } from '../fleet/fleet.js';
 import { familyByName } from './catalogue.js';
-import { EMPTY_EXPOSITION as EMPTY, familyHeader, type ExpositionCache } from './exposition.js';
+import { EMPTY_EXPOSITION as EMPTY, type ExpositionCache } from './exposition.js';
+import { familyHeader } from '../render/family-state.js';
 import { finalPiece } from '../render/gzip-stream.js';
 import { escapeLabelValue } from '../render/series.js';
 import type { TargetStatus } from '../poll/poller.js';

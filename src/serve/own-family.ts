@@ -8,7 +8,7 @@
  * `name{labels} ` prefix, made once, and a family whose series did not change since the last
  * scrape costs nothing.
  */
-import { familyHeader } from './exposition.js';
+import { familyHeader } from '../render/family-state.js';
 import type { FamilyDef } from '../families/define.js';
 import { escapeLabelValue } from '../render/series.js';
 
