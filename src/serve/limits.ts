@@ -79,6 +79,7 @@ export class ConnectionGuard {
   /** In order of last activity: the first entry is the longest idle. */
   private readonly open = new Map<Socket, Tracked>();
   private readonly drops: Record<ConnectionDropReason, number> = { replaced: 0, refused: 0, header_timeout: 0 };
+  private closing = false;
 
   /** `onDrop` hears of every connection the guard closes (the self-metrics count them). */
   constructor(
@@ -120,9 +121,20 @@ export class ConnectionGuard {
       this.touch(raw, entry);
       res.once('close', () => {
         entry.busy -= 1;
-        if (this.open.has(raw)) this.touch(raw, entry);
+        if (!this.open.has(raw)) return;
+        if (this.closing && entry.busy === 0) endSoon(req.socket);
+        else this.touch(raw, entry);
       });
     });
+  }
+
+  /**
+   * The servers are closing: each connection ends once its last request in flight is answered.
+   * Node's `server.close()` only closes the connections idle at that moment, so one answering a
+   * request then would otherwise stay kept alive, and hold the close, until its idle timeout.
+   */
+  closeAfterResponses(): void {
+    this.closing = true;
   }
 
   private onConnection(socket: Socket): void {
@@ -163,6 +175,13 @@ export class ConnectionGuard {
     }
     return false;
   }
+}
+
+/** Ends a connection after what is queued on it is written (as Node ends a `Connection: close` one). */
+function endSoon(socket: Socket): void {
+  const soon = (socket as Socket & { destroySoon?: () => void }).destroySoon;
+  if (typeof soon === 'function') soon.call(socket);
+  else socket.end();
 }
 
 /** The TCP socket under a TLS socket (the one the server's `connection` event saw). */

@@ -92,7 +92,7 @@ export async function startListeners(options: ListenOptions): Promise<Listeners>
       });
     }
   } catch (error) {
-    await closeAll(servers);
+    await closeAll(servers, guard);
     throw error;
   }
 
@@ -107,7 +107,7 @@ export async function startListeners(options: ListenOptions): Promise<Listeners>
     addresses,
     tls,
     connections: guard,
-    close: () => closeAll(servers),
+    close: () => closeAll(servers, guard),
   };
 }
 
@@ -127,7 +127,8 @@ function checkClientCert(socket: TLSSocket, web: WebConfigSource, log: Logger): 
   }
 }
 
-async function closeAll(servers: readonly Server[]): Promise<void> {
+async function closeAll(servers: readonly Server[], guard: ConnectionGuard): Promise<void> {
+  guard.closeAfterResponses();
   await Promise.all(
     servers.map(
       (server) =>
