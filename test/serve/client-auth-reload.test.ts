@@ -112,6 +112,45 @@ describe('client_auth_type applies to new connections after a reload, in either 
   }, 30_000);
 });
 
+test.each(['TLSv1.2', 'TLSv1.3'] as const)('%s: a session from before a reload to a stricter mode is not resumed past it', async (version) => {
+  const file = webConfig(`resume-${version}.yml`, 'RequestClientCert');
+  const served = await start(file);
+  const before = await rawGet(served, version);
+  expect(before).toMatchObject({ answer: 'HTTP/1.1 200 OK', reused: false });
+  expect(before.session).toBeDefined();
+  // Without a reload the session is resumed: the check below means something.
+  expect(await rawGet(served, version, before.session)).toMatchObject({ answer: 'HTTP/1.1 200 OK', reused: true });
+
+  webConfig(`resume-${version}.yml`, 'RequireAndVerifyClientCert');
+  expect(served.web.reload('SIGHUP')).toBe(true);
+  expect(await rawGet(served, version, before.session)).toMatchObject({ answer: 'refused', reused: false });
+}, 30_000);
+
+/**
+ * GET /-/healthy over a TLS connection of `version` without a client certificate, offering
+ * `session` to resume: the status line (or 'refused'), whether the session was resumed, and the
+ * session to resume later.
+ */
+function rawGet(served: Served, version: 'TLSv1.2' | 'TLSv1.3', session?: Buffer): Promise<{ answer: string; reused: boolean; session?: Buffer }> {
+  return new Promise((resolve) => {
+    let text = '';
+    let reused = false;
+    let issued: Buffer | undefined;
+    const socket = connect(
+      { host: '127.0.0.1', port: served.listeners.addresses[0]!.port, ca: dir.read('server.pem'), minVersion: version, maxVersion: version, ...(session ? { session } : {}) },
+      () => {
+        reused = socket.isSessionReused();
+        socket.write('GET /-/healthy HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      },
+    );
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.on('session', (s: Buffer) => (issued = s));
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve({ answer: text.startsWith('HTTP/') ? text.split('\r\n')[0]! : 'refused', reused, ...(issued ? { session: issued } : {}) }));
+  });
+}
+
 async function until(probe: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (!probe()) {
