@@ -2,7 +2,8 @@
  * The listening sockets: one HTTP or HTTPS server per listen address, all serving the same
  * Fastify handler under one set of limits. Whether TLS is on is decided at start by the web
  * config (as exporter-toolkit does); certificates, keys, client CAs and TLS settings follow the
- * web config's reloads without a restart (server.setSecureContext).
+ * web config's reloads without a restart (server.setSecureContext), and each new connection gets
+ * the client certificate mode (client_auth_type) of the web config in force.
  *
  * Clients that break the protocol get the answers Go's net/http (and so exporter-toolkit) gives:
  * plain HTTP on the TLS port `400` "Client sent an HTTP request to an HTTPS server", request
@@ -15,6 +16,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { ListenAddress } from '../config/index.js';
 import { ConnectionGuard, rawSocket, serverTimeouts, type ConnectionDropReason, type HttpLimits } from './limits.js';
+import { clientAuthPolicy } from './tls-options.js';
 import type { WebConfigSource } from './web-config-source.js';
 
 export interface ListenOptions {
@@ -55,7 +57,16 @@ export async function startListeners(options: ListenOptions): Promise<Listeners>
     // A response stalled (a client that stops reading) for this long is dropped.
     server.timeout = limits.requestTimeoutMs;
     guard.attach(server);
-    if (settings) server.on('secureConnection', (socket: TLSSocket) => checkClientCert(socket, web, log));
+    if (settings) {
+      // Node's own connection listener makes each connection's TLS socket from the server's
+      // requestCert and rejectUnauthorized (setSecureContext leaves both alone); this one, ahead of
+      // it, sets them from the client_auth_type in force.
+      server.prependListener('connection', () => {
+        const { requestCert, rejectUnauthorized } = clientAuthPolicy(web.current.tls?.clientAuth ?? 'NoClientCert');
+        Object.assign(server, { requestCert, rejectUnauthorized });
+      });
+      server.on('secureConnection', (socket: TLSSocket) => checkClientCert(socket, web, log));
+    }
     // A failed handshake (wrong client certificate, plain HTTP on the TLS port) is the client's
     // problem: debug, never an error line per probe. OpenSSL names plain HTTP (its first bytes are
     // "GET ", "POST", "HEAD" or "PUT "): that client is told in the clear, on the TCP socket under
@@ -112,16 +123,16 @@ export async function startListeners(options: ListenOptions): Promise<Listeners>
 }
 
 /**
- * The client certificate modes Node does not enforce by itself (it only rejects unverified
- * certificates, with rejectUnauthorized): RequireAnyClientCert wants a certificate, verified or
- * not; VerifyClientCertIfGiven wants a given one to verify.
+ * After the handshake, the rule of the client_auth_type in force (tls-options.ts): for the modes
+ * Node's handshake does not enforce by itself (RequireAnyClientCert wants a certificate, verified
+ * or not; VerifyClientCertIfGiven wants a given one to verify), and for a connection whose
+ * handshake began before a reload.
  */
 function checkClientCert(socket: TLSSocket, web: WebConfigSource, log: Logger): void {
-  const mode = web.current.tls?.clientAuth;
-  if (mode !== 'RequireAnyClientCert' && mode !== 'VerifyClientCertIfGiven') return;
+  const mode = web.current.tls?.clientAuth ?? 'NoClientCert';
   const cert = socket.getPeerCertificate();
   const given = cert !== null && typeof cert === 'object' && Object.keys(cert).length > 0;
-  if ((mode === 'RequireAnyClientCert' && !given) || (mode === 'VerifyClientCertIfGiven' && given && !socket.authorized)) {
+  if (!clientAuthPolicy(mode).accepts(given, socket.authorized)) {
     log.debug({ mode }, 'client certificate refused');
     socket.destroy();
   }

@@ -93,3 +93,29 @@ export function normaliseClientAuth(name: string): ClientAuthType | { problem: s
   if ((CLIENT_AUTH_TYPES as readonly string[]).includes(name)) return name as ClientAuthType;
   return { problem: `unknown client_auth_type ${JSON.stringify(name)}: expected one of ${CLIENT_AUTH_TYPES.join(', ')}` };
 }
+
+/**
+ * What a client_auth_type asks of one TLS connection, in Go's crypto/tls meaning. Node's
+ * handshake takes `requestCert` (send a CertificateRequest) and `rejectUnauthorized` (fail the
+ * handshake without a certificate, close it with one that client_ca_file does not verify);
+ * `accepts` is checked once the handshake is done, for the modes OpenSSL cannot tell apart, and
+ * keeps every mode's rule for a connection whose handshake began under another mode.
+ */
+export interface ClientAuthPolicy {
+  readonly requestCert: boolean;
+  readonly rejectUnauthorized: boolean;
+  /** Whether a client that sent a certificate (`given`), verified or not, is let through. */
+  accepts(given: boolean, verified: boolean): boolean;
+}
+
+const CLIENT_AUTH_POLICIES: Readonly<Record<ClientAuthType, ClientAuthPolicy>> = Object.freeze({
+  NoClientCert: { requestCert: false, rejectUnauthorized: false, accepts: () => true },
+  RequestClientCert: { requestCert: true, rejectUnauthorized: false, accepts: () => true },
+  RequireAnyClientCert: { requestCert: true, rejectUnauthorized: false, accepts: (given: boolean) => given },
+  VerifyClientCertIfGiven: { requestCert: true, rejectUnauthorized: false, accepts: (given: boolean, verified: boolean) => !given || verified },
+  RequireAndVerifyClientCert: { requestCert: true, rejectUnauthorized: true, accepts: (given: boolean, verified: boolean) => given && verified },
+});
+
+export function clientAuthPolicy(mode: ClientAuthType): ClientAuthPolicy {
+  return CLIENT_AUTH_POLICIES[mode];
+}

@@ -1,7 +1,8 @@
 /**
  * The web config of the running process: loaded at start (a bad file stops the start), re-read
  * when the file or a certificate, key or CA file it names changes and on SIGHUP. A bad new file is
- * logged with its path and problems and the last good config stays in force.
+ * logged with its path and problems and the last good config stays in force, as it does when the
+ * listeners cannot apply a good one.
  *
  * A reload never weakens the running config: a file that would turn TLS off, or remove every basic
  * auth user the running config has (an empty file, one cut right after `basic_auth_users:` by a
@@ -46,7 +47,11 @@ export class WebConfigSource {
     return this.config;
   }
 
-  /** Called after every successful reload, with the new and the previous config. */
+  /**
+   * Called with the new and the previous config at every reload that brings a good file. A
+   * listener that throws fails the reload: the previous config stays, and every listener is
+   * called again with it.
+   */
   onChange(listener: WebConfigListener): void {
     this.listeners.push(listener);
   }
@@ -79,7 +84,21 @@ export class WebConfigSource {
       next = withoutTls(loaded);
     }
     this.config = next;
-    for (const listener of this.listeners) listener(next, previous);
+    try {
+      for (const listener of this.listeners) listener(next, previous);
+    } catch (error) {
+      // Not applied (the listeners could not take it): every listener goes back to the previous one.
+      this.config = previous;
+      for (const listener of this.listeners) {
+        try {
+          listener(previous, next);
+        } catch {
+          // The reload fails all the same; the error below says so.
+        }
+      }
+      this.log.error({ webConfigFile: this.file, problems: [error instanceof Error ? error.message : String(error)], trigger: why }, 'the web config cannot be applied; the previous one stays in force');
+      return this.outcome(false);
+    }
     if (this.timer) this.watchFiles(next.files);
     this.log.info({ webConfigFile: this.file, trigger: why, tls: this.tls, users: next.users.size }, 'web config reloaded');
     return this.outcome(true);

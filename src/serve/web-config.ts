@@ -28,8 +28,11 @@ export interface TlsSettings {
   readonly ciphers?: string;
   readonly ecdhCurve?: string;
   readonly honorCipherOrder: boolean;
-  /** What tls.createSecureContext / server.setSecureContext take (files already read). */
-  readonly secureOptions: SecureContextOptions & { requestCert: boolean; rejectUnauthorized: boolean };
+  /**
+   * What tls.createSecureContext / server.setSecureContext take (files already read). The client
+   * certificate mode is not among them: listen.ts applies `clientAuth` to each new connection.
+   */
+  readonly secureOptions: SecureContextOptions;
 }
 
 export interface WebConfig {
@@ -270,10 +273,6 @@ function readTls(s: Record<string, unknown>, dir: string, report: Report): TlsSe
     ...(ciphers ? { ciphers } : {}),
     ...(ecdhCurve ? { ecdhCurve } : {}),
     honorCipherOrder: honor === true,
-    // Node verifies against `ca` only with rejectUnauthorized; the softer modes are checked per
-    // connection (listen.ts).
-    requestCert: clientAuth !== 'NoClientCert',
-    rejectUnauthorized: clientAuth === 'RequireAndVerifyClientCert',
   };
   try {
     createSecureContext(secureOptions);

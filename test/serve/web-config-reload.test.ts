@@ -1,9 +1,11 @@
 /**
  * A reload never weakens the running web config: a half-written file (empty, or cut right after
  * `basic_auth_users:`) that would turn basic auth or TLS off is refused like a bad one, the last
- * good config stays, an error is logged, and the outcome is reported as a failure. The log of a
- * reload tells the TLS the listeners really serve.
+ * good config stays, an error is logged, and the outcome is reported as a failure; so is a good
+ * file the listeners cannot apply. The log of a reload tells the TLS the listeners really serve.
  */
+import { X509Certificate } from 'node:crypto';
+import { connect } from 'node:tls';
 import { describe, expect, test } from 'vitest';
 import { basic, get, hash, serve, type Served, webFixture } from '../helpers/web.js';
 
@@ -96,6 +98,42 @@ describe('TLS survives a half-written file, and the log says what is served', ()
     expect((await get(`${served.base}/metrics`, { authorization: basic(USER, PASSWORD) })).status).toBe(200);
   });
 });
+
+describe('a reload the listeners cannot apply is a failure', () => {
+  test('logged, reported as failed, and the previous config stays in force, certificate included', async () => {
+    dir.serverCert('rotated');
+    const file = dir.write('apply.yml', `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\nbasic_auth_users:\n  ${USER}: ${hash(PASSWORD)}\n`);
+    const served = await start(file);
+    // After the listeners' own, as a second server would: the listeners have taken the new one.
+    served.web.onChange((next) => {
+      if (next.users.has('second')) throw new Error('cannot take this one');
+    });
+    dir.write('apply.yml', `tls_server_config:\n  cert_file: rotated.pem\n  key_file: rotated.key\nbasic_auth_users:\n  ${USER}: ${hash(PASSWORD)}\n  second: ${hash(PASSWORD)}\n`);
+    expect(served.web.reload('SIGHUP')).toBe(false);
+    expect(served.outcomes).toEqual([false]);
+    const failed = served.log.entries().find((e) => e.msg === 'the web config cannot be applied; the previous one stays in force');
+    expect(failed).toMatchObject({ webConfigFile: file, trigger: 'SIGHUP', problems: ['cannot take this one'] });
+    expect(served.log.entries().find((e) => e.msg === 'web config reloaded')).toBeUndefined();
+    expect([...served.web.current.users.keys()]).toEqual([USER]);
+    const ca = dir.read('server.pem');
+    expect(await servedFingerprint(served)).toBe(new X509Certificate(ca).fingerprint256);
+    expect((await get(`${served.base}/metrics`, { ca, authorization: basic(USER, PASSWORD) })).status).toBe(200);
+    expect((await get(`${served.base}/metrics`, { ca, authorization: basic('second', PASSWORD) })).status).toBe(401);
+  });
+});
+
+/** The fingerprint of the certificate a new TLS connection is shown. */
+function servedFingerprint(served: Served): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: served.listeners.addresses[0]!.port, rejectUnauthorized: false }, () => {
+      const cert = socket.getPeerX509Certificate();
+      socket.destroy();
+      if (cert) resolve(cert.fingerprint256);
+      else reject(new Error('no certificate'));
+    });
+    socket.once('error', reject);
+  });
+}
 
 async function until(probe: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;

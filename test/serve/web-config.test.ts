@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { BasicAuthChecker, parseBasicAuth } from '../../src/serve/basic-auth.js';
+import { clientAuthPolicy } from '../../src/serve/tls-options.js';
 import { loadWebConfig, WebConfigError } from '../../src/serve/web-config.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
 import { hash, WebDir } from '../helpers/web.js';
@@ -52,8 +53,10 @@ describe('a valid file', () => {
       honorCipherOrder: false,
       // exporter-toolkit's old name of RequireAnyClientCert.
       clientAuth: 'RequireAnyClientCert',
-      secureOptions: { requestCert: true, rejectUnauthorized: false },
     });
+    // Applied to each connection by the listeners, never part of the secure context.
+    expect(config.tls!.secureOptions).not.toHaveProperty('requestCert');
+    expect(clientAuthPolicy(config.tls!.clientAuth)).toMatchObject({ requestCert: true, rejectUnauthorized: false });
     expect(config.headers).toEqual({ 'Strict-Transport-Security': 'max-age=31536000' });
     expect(config.http2).toBe(false);
     expect([...config.users.keys()]).toEqual(['alice']);
