@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
+import { MAX_NAME_LENGTH } from '../../src/config/bounds.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { captureLogger, eventsConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
@@ -12,6 +13,9 @@ import { findBinary, promtool } from '../helpers/promtool.js';
 
 const SECRET = 'sink-Pa55-secret';
 const OTHER_SECRET = 'other-Pa55-secret';
+// Names as long as a server's name may be: one of plain letters, one whose URL form is six times longer.
+const LONGEST = 'l'.repeat(MAX_NAME_LENGTH);
+const LONGEST_ENCODED = `${'é'.repeat(MAX_NAME_LENGTH - 2)}/ `;
 const EVENTS = eventsConfig({ families: { push_blocked: true, stream_closed: false, play_per_stream: false } });
 
 let sim: RunningSimulator;
@@ -27,6 +31,8 @@ beforeAll(async () => {
     // Known, never polled here (as a server another replica owns): its events are accepted all the same.
     serverConfig('edge-2', 'http://127.0.0.1:9', { eventsSecret: OTHER_SECRET }),
     serverConfig('edge-3', 'http://127.0.0.1:9'),
+    serverConfig(LONGEST, 'http://127.0.0.1:9', { eventsSecret: SECRET }),
+    serverConfig(LONGEST_ENCODED, 'http://127.0.0.1:9', { eventsSecret: SECRET }),
   ];
   exporter = createExporter({ config: exporterConfig(servers, { events: EVENTS }), logger: log.logger, version: 'test' });
   base = await exporter.app.listen({ host: '127.0.0.1', port: 0 });
@@ -103,6 +109,17 @@ describe('POST /events/<server>', () => {
     const text = await metrics();
     expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'no-id' })).toBe(2);
     expect(value(text, 'flussonic_exporter_events_without_id_total', { server: 'edge-1' })).toBeGreaterThanOrEqual(2);
+  });
+
+  it('takes the events of a server whose name is as long as a name may be, however long its URL form', async () => {
+    expect(LONGEST_ENCODED).toHaveLength(MAX_NAME_LENGTH);
+    for (const server of [LONGEST, LONGEST_ENCODED]) {
+      const res = await post(server, JSON.stringify([{ event: 'server_started', event_id: 1 }]));
+      expect(res.status).toBe(200);
+      const text = await metrics();
+      expect(value(text, 'flussonic_events_total', { server, event: 'server_started' })).toBe(1);
+      expect(value(text, 'flussonic_exporter_event_batches_total', { server, code: '200' })).toBe(1);
+    }
   });
 
   it('accepts the secret as ?token= too', async () => {
