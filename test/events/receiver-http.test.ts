@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { MAX_NAME_LENGTH } from '../../src/config/bounds.js';
+import { BASIC_CHALLENGE } from '../../src/serve/basic-auth.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { captureLogger, eventsConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
@@ -45,12 +46,12 @@ afterAll(async () => {
 
 const basic = (secret: string) => `Basic ${Buffer.from(`flussonic:${secret}`).toString('base64')}`;
 
-async function post(server: string, body: string, auth: { secret?: string; token?: string } = { secret: SECRET }): Promise<{ status: number; text: string }> {
+async function post(server: string, body: string, auth: { secret?: string; token?: string } = { secret: SECRET }): Promise<{ status: number; text: string; challenge: string | null }> {
   const query = auth.token !== undefined ? `?token=${encodeURIComponent(auth.token)}` : '';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (auth.secret !== undefined) headers.authorization = basic(auth.secret);
   const res = await fetch(`${base}/events/${encodeURIComponent(server)}${query}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await res.text(), challenge: res.headers.get('www-authenticate') };
 }
 
 async function metrics(): Promise<string> {
@@ -215,6 +216,16 @@ describe('bad input: its answer and counter, other servers untouched', () => {
     expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'intruder' })).toBeUndefined();
     expect(value(text, 'flussonic_exporter_event_batches_total', { server: 'edge-1', code: '401' })).toBe(4);
     expect(value(text, 'flussonic_exporter_event_batches_total', { server: 'edge-3', code: '401' })).toBe(1);
+  });
+
+  it('a 401 challenges for Basic credentials, as the web config\'s does; a sender that waits for it gets in', async () => {
+    const batch = JSON.stringify([{ event: 'stream_opened', event_id: id(), media: 'challenged' }]);
+    const refused = await post('edge-1', batch, {});
+    expect(refused.status).toBe(401);
+    expect(refused.challenge).toBe(BASIC_CHALLENGE);
+    expect((await post('edge-1', batch, { secret: 'wrong' })).challenge).toBe(BASIC_CHALLENGE);
+    expect(refused.challenge!.split(' ')[0]!.toLowerCase()).toBe('basic');
+    expect((await post('edge-1', batch, { secret: SECRET })).status).toBe(200);
   });
 
   it('the secrets never reach a log line or the metrics', async () => {
