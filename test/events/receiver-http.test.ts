@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
 import { MAX_NAME_LENGTH } from '../../src/config/bounds.js';
+import { SESSION_SECONDS } from '../../src/events/kinds.js';
 import { BASIC_CHALLENGE } from '../../src/serve/basic-auth.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { captureLogger, eventsConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
@@ -61,12 +62,14 @@ async function metrics(): Promise<string> {
 
 let nextId = 1000;
 const id = () => nextId++;
+/** 2026-01-01 in Unix ms, as a session's timestamps are. */
+const T = Date.UTC(2026, 0, 1);
 
 describe('POST /events/<server>', () => {
   it('counts a batch, answers 200 and counts the answer', async () => {
     const batch = [
       { event: 'source_closed', event_id: id(), utc_ms: 1, media: 'cam-1', url: 'rtsp://x', reason: {} },
-      { event: 'play_closed', event_id: id(), media: 'cam-1', proto: 'hls', opened_at: 1_000, closed_at: 91_000 },
+      { event: 'play_closed', event_id: id(), media: 'cam-1', proto: 'hls', opened_at: T, closed_at: T + 90_000 },
       { event: 'transcoder_device_insufficient_resources', event_id: id(), deviceid: 0 },
       { event: 'push_blocked', event_id: id(), media: 'cam-2' },
     ];
@@ -196,6 +199,36 @@ describe('bad input: its answer and counter, other servers untouched', () => {
     expect(value(text, 'flussonic_exporter_events_rejected_total', { server: 'edge-1', reason: 'no_kind' })).toBe(1);
     expect(value(text, 'flussonic_exporter_events_rejected_total', { server: 'edge-1', reason: 'shape' })).toBe(1);
     expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'good' })).toBe(1);
+  });
+
+  it('an event with a number outside its valid range is rejected as malformed: no series becomes infinite or negative', async () => {
+    const play = (fields: Record<string, number>) => ({ event: 'play_closed', event_id: id(), media: 'ranged', proto: 'dash', ...fields });
+    const bad = [
+      play({ duration: 1e308 }),
+      play({ duration: 1e308 }),
+      play({ opened_at: -1e308, closed_at: 1e308 }),
+      play({ duration: -5 }),
+      play({ duration: SESSION_SECONDS.max + 1 }),
+      play({ opened_at: T, closed_at: 1e14 }),
+      play({ opened_at: 1_000, closed_at: 91_000 }),
+      { event: 'source_closed', event_id: -1, media: 'ranged' },
+      { event: 'source_closed', event_id: 2 ** 53, media: 'ranged' },
+    ];
+    const good = [play({ duration: SESSION_SECONDS.max }), play({ opened_at: T, closed_at: T + 30_000 })];
+    const before = await metrics();
+    const rejected = (text: string) => value(text, 'flussonic_exporter_events_rejected_total', { server: 'edge-1', reason: 'shape' }) ?? 0;
+    const played = (text: string) => value(text, 'flussonic_events_total', { server: 'edge-1', event: 'play_closed' }) ?? 0;
+    expect((await post('edge-1', JSON.stringify([...bad, ...good]))).status).toBe(200);
+    const text = await metrics();
+    expect(rejected(text) - rejected(before)).toBe(bad.length);
+    expect(played(text) - played(before)).toBe(good.length);
+    expect(value(text, 'flussonic_play_session_duration_seconds_sum', { server: 'edge-1', proto: 'dash' })).toBe(SESSION_SECONDS.max + 30);
+    expect(value(text, 'flussonic_play_session_duration_seconds_count', { server: 'edge-1', proto: 'dash' })).toBe(good.length);
+    expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'ranged' })).toBeUndefined();
+    for (const line of text.split('\n').filter((l) => l.startsWith('flussonic_play_session_duration_seconds'))) {
+      const v = Number(line.slice(line.lastIndexOf(' ') + 1));
+      expect(Number.isFinite(v) && v >= 0, line).toBe(true);
+    }
   });
 
   it('an unknown server: 404, counted without a series of its name', async () => {
