@@ -9,7 +9,7 @@ import { always, baseUrl, uniqueNames, bool, duration, fail, filePath, help, int
 import { COLLECTOR_DEFAULTS, SESSION_GROUP_BY_ALLOWED, SESSION_GROUP_BY_DEFAULT, STREAM_FAMILY_GROUPS, type CollectorName, type StreamFamilyGroup } from './switches.js';
 import { formatDuration, parseDuration } from '../lib/units.js';
 import { MAX_CONFIG_BYTES, readFileCapped } from '../lib/read-capped.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_SERVER, DEFAULT_MAX_DISCOVERED, DEFAULT_MAX_LABEL_VALUE_BYTES } from './bounds.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_SERVER, DEFAULT_MAX_DISCOVERED, DEFAULT_MAX_LABEL_VALUE_BYTES, MAX_NAME_LENGTH } from './bounds.js';
 import { eventsSection } from './events-schema.js';
 import { metricsPathProblem, parseListenAddress, pollDeadlineMs } from './values.js';
 
@@ -31,7 +31,7 @@ const NAME_HELP = 'unique within its list; the value of the target\'s label and 
 
 const name = (example: string) =>
   text()
-    .refine((s) => s.length <= 128 && !/\p{Cc}/u.test(s), { params: { say: (() => 'must be at most 128 characters without control characters') as Say } })
+    .refine((s) => s.length <= MAX_NAME_LENGTH && !/\p{Cc}/u.test(s), { params: { say: (() => `must be at most ${MAX_NAME_LENGTH} characters without control characters`) as Say } })
     .meta(help(NAME_HELP, example));
 
 /** `poll_interval`, `timeout`, `page_size`, `max_pages`, `max_response_size`: how a target is polled and how much one poll reads. */

@@ -31,7 +31,7 @@ export const EVENT_FAMILIES = defineFamilies(
     batchesTotal: { name: 'flussonic_exporter_event_batches_total', type: 'counter', labels: ['server', 'code'],
       help: 'Event sink batches answered, by status code (server="" for a name the exporter does not know: 404).' },
     rejectedTotal: { name: 'flussonic_exporter_events_rejected_total', type: 'counter', labels: ['server', 'reason'],
-      help: 'Events of accepted batches not counted: reason not_object, no_kind (no event name), shape (a field of the wrong type for its kind).' },
+      help: 'Events of accepted batches not counted: reason not_object, no_kind (no event name), shape (a field of the wrong type for its kind, or a number outside its valid range).' },
     duplicateTotal: { name: 'flussonic_exporter_events_duplicate_total', type: 'counter', labels: ['server'],
       help: 'Events dropped as resent (an event_id already counted in the dedup window).' },
     withoutIdTotal: { name: 'flussonic_exporter_events_without_id_total', type: 'counter', labels: ['server'],

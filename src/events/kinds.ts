@@ -4,21 +4,42 @@
  * receiver reads. The published `oneOf` cannot tell kinds apart by itself, so an event is checked
  * against the row of its own `event` name. A test compares this table with the OpenAPI file.
  *
- * Every field is optional and nullable in the schemas; a field present with the wrong type makes
- * the event rejected (counted, reason `shape`), a missing one is simply not used.
+ * Every field is optional and nullable in the schemas; a field present with the wrong type, or a
+ * number outside its valid range, makes the event rejected (counted, reason `shape`), a missing
+ * one is simply not used. Each number whose value reaches a series (a session's timestamps and
+ * duration, the event id the dedup window keeps) has its range beside its type, so no series can
+ * become negative, infinite or absurd.
  */
 
 export type FieldType = 'string' | 'integer' | 'number' | 'object';
 
-/** The fields every event may carry (the schemas' `event_default`). */
-export const COMMON_FIELDS: Readonly<Record<string, FieldType>> = Object.freeze({ event_id: 'integer', utc_ms: 'integer' });
+/** A number with the valid range of its `format` (both ends included). */
+export interface RangedField {
+  readonly type: 'integer' | 'number';
+  /** The schema's `format` (none for event_id). */
+  readonly format?: string;
+  readonly min: number;
+  readonly max: number;
+}
+
+export type Field = FieldType | RangedField;
+
+/** Unix time in milliseconds (`utc_ms`) of a session: the API description's limits, 10^12 to 10^13 (2001 to 2286). */
+export const SESSION_UTC_MS: RangedField = Object.freeze({ type: 'number', format: 'utc_ms', min: 1e12, max: 1e13 });
+/** Whole seconds a session lasted: at most the span of its timestamps' bounds. */
+export const SESSION_SECONDS: RangedField = Object.freeze({ type: 'integer', format: 'seconds', min: 0, max: (SESSION_UTC_MS.max - SESSION_UTC_MS.min) / 1000 });
+/** An event id the dedup window can hold exactly. */
+const EVENT_ID: RangedField = Object.freeze({ type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER });
+
+/** The fields every event may carry (the schemas' `event_default`); `utc_ms` is not read. */
+export const COMMON_FIELDS: Readonly<Record<string, Field>> = Object.freeze({ event_id: EVENT_ID, utc_ms: 'integer' });
 
 /** The fields read of the kinds the receiver counts beyond `flussonic_events_total`. */
-export const COUNTED_KINDS: Readonly<Record<string, Readonly<Record<string, FieldType>>>> = Object.freeze({
+export const COUNTED_KINDS: Readonly<Record<string, Readonly<Record<string, Field>>>> = Object.freeze({
   source_closed: { media: 'string', url: 'string', reason: 'object' },
   push_blocked: { media: 'string', url: 'string' },
   stream_closed: { media: 'string', reason: 'string' },
-  play_closed: { media: 'string', id: 'string', proto: 'string', opened_at: 'number', closed_at: 'number', duration: 'integer' },
+  play_closed: { media: 'string', id: 'string', proto: 'string', opened_at: SESSION_UTC_MS, closed_at: SESSION_UTC_MS, duration: SESSION_SECONDS },
   transcoder_device_insufficient_resources: { deviceid: 'integer', reason: 'string' },
   server_started: { instance_id: 'string' },
   change_server_id: { old: 'string', instance_id: 'string' },
@@ -65,16 +86,22 @@ export function hasType(value: unknown, type: FieldType): boolean {
   }
 }
 
-/** The first field of `event` present with a type other than its kind's row says, or undefined. */
-export function shapeProblem(event: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, FieldType>> | undefined): string | undefined {
+/** Whether `value` (present, not null) has the field's type and, for a ranged one, is in its range. */
+function fits(value: unknown, field: Field): boolean {
+  if (typeof field === 'string') return hasType(value, field);
+  return hasType(value, field.type) && (value as number) >= field.min && (value as number) <= field.max;
+}
+
+/** The first field of `event` present with a type or value other than its kind's row allows, or undefined. */
+export function shapeProblem(event: Readonly<Record<string, unknown>>, fields: Readonly<Record<string, Field>> | undefined): string | undefined {
   for (const name in COMMON_FIELDS) {
     const v = event[name];
-    if (v != null && !hasType(v, COMMON_FIELDS[name]!)) return name;
+    if (v != null && !fits(v, COMMON_FIELDS[name]!)) return name;
   }
   if (!fields) return undefined;
   for (const name in fields) {
     const v = event[name];
-    if (v != null && !hasType(v, fields[name]!)) return name;
+    if (v != null && !fits(v, fields[name]!)) return name;
   }
   return undefined;
 }

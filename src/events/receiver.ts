@@ -165,7 +165,7 @@ export class EventsReceiver {
       }
       const fields = Object.hasOwn(COUNTED_KINDS, kind) ? COUNTED_KINDS[kind] : undefined;
       const id = e.event_id;
-      if (shapeProblem(e, fields) !== undefined || (id != null && !(Number.isSafeInteger(id) && (id as number) >= 0))) {
+      if (shapeProblem(e, fields) !== undefined) {
         this.reject(s, 'shape');
         continue;
       }
@@ -242,11 +242,14 @@ export class EventsReceiver {
   }
 }
 
-/** closed_at - opened_at (ms) when both are there, else `duration` (s); undefined when neither is. */
+/**
+ * closed_at - opened_at (ms) when both are there and in order, else `duration` (s); undefined when
+ * neither is. Each is in its range (shapeProblem), so the length is finite, 0 to SESSION_SECONDS.max.
+ */
 function sessionSeconds(e: Record<string, unknown>): number | undefined {
   const { opened_at: opened, closed_at: closed, duration } = e;
   if (typeof opened === 'number' && typeof closed === 'number' && closed >= opened) return (closed - opened) / 1000;
-  if (typeof duration === 'number' && duration >= 0) return duration;
+  if (typeof duration === 'number') return duration;
   return undefined;
 }
 

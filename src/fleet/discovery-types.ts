@@ -1,4 +1,5 @@
 /** What every discovery source produces: servers by name and URL, with optional target labels. */
+import { MAX_NAME_LENGTH } from '../config/bounds.js';
 
 export interface DiscoveredServer {
   /** The `server` label and the target name of /probe; unique and stable across refreshes. */
@@ -22,9 +23,9 @@ export class DiscoveryError extends Error {
   override name = 'DiscoveryError';
 }
 
-/** A discovered name: 1..128 characters without control characters (as `servers[].name`). */
+/** A discovered name: 1..MAX_NAME_LENGTH characters without control characters (as `servers[].name`). */
 export function validName(name: unknown): name is string {
-  return typeof name === 'string' && name.length > 0 && name.length <= 128 && !/[\p{Cc}]/u.test(name);
+  return typeof name === 'string' && name.length > 0 && name.length <= MAX_NAME_LENGTH && !/[\p{Cc}]/u.test(name);
 }
 
 /**

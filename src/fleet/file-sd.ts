@@ -18,6 +18,7 @@ import { parse as parseYaml } from 'yaml';
 import { MAX_ALIAS_COUNT } from '../lib/yaml-doc.js';
 import { readFileCapped } from '../lib/read-capped.js';
 import { namePatternMatches } from '../lib/name-pattern.js';
+import { MAX_NAME_LENGTH } from '../config/bounds.js';
 import type { FileSdSource } from '../config/types.js';
 import { baseUrl, DiscoveryError, validName, type DiscoveredServer } from './discovery-types.js';
 
@@ -120,7 +121,7 @@ export function parseTargetFile(text: string, file: string, sourceName: string):
       const url = typeof target === 'string' && /^[A-Za-z0-9.\-_[\]:]+$/.test(target) ? baseUrl(`${scheme}://${target}`) : undefined;
       if (url === undefined) throw fail(`: [${g}].targets[${t}]`, 'expected host:port');
       const name = named ?? (target as string);
-      if (!validName(name)) throw fail(`: [${g}].labels.server`, 'must be 1 to 128 characters without control characters');
+      if (!validName(name)) throw fail(`: [${g}].labels.server`, `must be 1 to ${MAX_NAME_LENGTH} characters without control characters`);
       out.push({ server: { name, url, labels: kept }, where });
     });
   });

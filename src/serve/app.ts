@@ -8,6 +8,7 @@
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { MAX_NAME_LENGTH } from '../config/bounds.js';
 import { THROTTLE_REASONS, type ThrottleReason } from './basic-auth.js';
 import { installGuards, type GuardOptions } from './guards.js';
 import { DEFAULT_LIMITS } from './limits.js';
@@ -29,8 +30,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // Requests log through that logger itself: a child per request (fastify's default, to bind
     // its id) copies the bindings through the redaction on every scrape, for lines never written.
     childLoggerFactory: (logger) => logger,
-    // The metrics path is served as configured, also with a trailing slash.
-    routerOptions: { ignoreTrailingSlash: true },
+    // The metrics path is served as configured, also with a trailing slash. The route parameter
+    // of /events/<server> is any server name: the router measures it percent-decoded, in UTF-16
+    // code units, as the name's bound does (a longer one is answered 414 before any route).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_NAME_LENGTH },
     return503OnClosing: true,
   });
   for (const reason of THROTTLE_REASONS) deps.self.incCounter(AUTH_THROTTLED, { reason }, 0);

@@ -41,6 +41,12 @@ const DUMMY_SALT_AND_CHECKSUM = 'N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL
 /** exporter-toolkit's cost for its fixed dummy hash; used when no user has a hash (never compared then). */
 const DEFAULT_COST = 10;
 
+/**
+ * The `WWW-Authenticate` challenge of every 401 that asks for Basic credentials: the web config's
+ * (src/serve/guards.ts, exporter-toolkit's challenge) and the event sink's (events-route.ts).
+ */
+export const BASIC_CHALLENGE = 'Basic';
+
 export interface Credentials {
   readonly user: string;
   readonly password: string;

@@ -6,6 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventsReceiver } from '../events/receiver.js';
+import { BASIC_CHALLENGE } from './basic-auth.js';
 import type { RawBodyRoute, RouteHandler } from './route-types.js';
 
 export const EVENTS_PATH = '/events/:server';
@@ -28,7 +29,8 @@ export function eventsRawBody(receiver: EventsReceiver | undefined): RawBodyRout
       const token = typeof query.token === 'string' ? query.token : undefined;
       const outcome = receiver.authorize(serverOf(request), request.headers.authorization, token);
       if (outcome === 'unknown') return plain(reply, 404, 'unknown server\n');
-      if (outcome === 'denied') return plain(reply, 401, 'Unauthorized\n');
+      // The secret is a Basic password: a sender that waits for a challenge is given one.
+      if (outcome === 'denied') return plain(reply.header('www-authenticate', BASIC_CHALLENGE), 401, 'Unauthorized\n');
       return undefined;
     },
     failed: (request, reply, code) => {

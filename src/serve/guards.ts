@@ -6,7 +6,7 @@
  * the cap of concurrent requests on the routes that count against it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BasicAuthChecker, parseBasicAuth, type ThrottleReason } from './basic-auth.js';
+import { BASIC_CHALLENGE, BasicAuthChecker, parseBasicAuth, type ThrottleReason } from './basic-auth.js';
 import type { RouteEntry } from './route-types.js';
 import type { WebConfig } from './web-config.js';
 
@@ -65,7 +65,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
       }
       // One answer for a missing header, an unknown user and a wrong password.
       if (outcome !== 'ok') {
-        return reply.code(401).header('www-authenticate', 'Basic').type('text/plain; charset=utf-8').send('Unauthorized\n');
+        return reply.code(401).header('www-authenticate', BASIC_CHALLENGE).type('text/plain; charset=utf-8').send('Unauthorized\n');
       }
     }
     if (!route) return;

@@ -1,5 +1,6 @@
 /** The `events:` settings and the per-server secret, as the config file gives them. */
 import { describe, expect, test } from 'vitest';
+import { MAX_NAME_LENGTH } from '../../src/config/bounds.js';
 import { parseConfigText } from '../../src/config/load.js';
 
 const parse = (text: string, env: Record<string, string> = {}) => parseConfigText(text, { source: 'config.yaml', baseDir: '/tmp', env });
@@ -23,5 +24,11 @@ describe('events settings', () => {
     expect(() => parse('events: {enabled: true, register: true}\n')).toThrow(/events\.public_url: required with register: true/);
     expect(() => parse('servers: [{name: e, url: "http://f:80", events_secret: a, events_secret_file: b}]\n')).toThrow(/set either events_secret or events_secret_file/);
     expect(() => parse('events: {max_events_per_batch: 0}\n')).toThrow(/events\.max_events_per_batch: must be between 1 and/);
+  });
+
+  test('a server name is bounded by MAX_NAME_LENGTH, the length the event route takes (src/serve/app.ts)', () => {
+    const longest = 'n'.repeat(MAX_NAME_LENGTH);
+    expect(parse(`servers: [{name: ${longest}, url: "http://f:80"}]\n`).servers[0]!.name).toBe(longest);
+    expect(() => parse(`servers: [{name: ${longest}n, url: "http://f:80"}]\n`)).toThrow(new RegExp(`must be at most ${MAX_NAME_LENGTH} characters`));
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { COMMON_FIELDS, COUNTED_KINDS, EVENT_KINDS, PROTOCOLS, SINK_ONLY } from '../../src/events/kinds.js';
 import { sharedFile } from '../helpers/shared.js';
 
-type Schema = { $ref?: string; allOf?: Schema[]; oneOf?: Schema[]; properties?: Record<string, Schema>; type?: string; const?: string };
+type Schema = { $ref?: string; allOf?: Schema[]; oneOf?: Schema[]; properties?: Record<string, Schema>; type?: string; format?: string; const?: string };
 
 const path = sharedFile('flussonic-api/flussonic-public-23.05-637.json');
 
@@ -28,12 +28,13 @@ describe.skipIf(path === undefined)('the event kind table against the 23.05 Open
     expect(EVENT_KINDS).toEqual(kinds);
   });
 
-  test('every field of a counted kind exists in its schema with the type the table says', () => {
+  test('every field of a counted kind exists in its schema with the type (and format of a ranged one) the table says', () => {
     for (const [kind, fields] of Object.entries({ ...COUNTED_KINDS })) {
       const props = properties(schemas[kind]!);
-      for (const [name, type] of Object.entries({ ...COMMON_FIELDS, ...fields })) {
+      for (const [name, field] of Object.entries({ ...COMMON_FIELDS, ...fields })) {
         expect(props[name], `${kind}.${name}`).toBeDefined();
-        expect(typeOf(props[name]!), `${kind}.${name}`).toBe(type);
+        expect(typeOf(props[name]!), `${kind}.${name}`).toBe(typeof field === 'string' ? field : field.type);
+        if (typeof field !== 'string') expect(resolve(props[name]!).format, `${kind}.${name}`).toBe(field.format);
       }
     }
   });

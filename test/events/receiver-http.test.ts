@@ -5,6 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
+import { MAX_NAME_LENGTH } from '../../src/config/bounds.js';
+import { SESSION_SECONDS } from '../../src/events/kinds.js';
+import { BASIC_CHALLENGE } from '../../src/serve/basic-auth.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { captureLogger, eventsConfig, exporterConfig, serverConfig, type CapturedLog } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
@@ -12,6 +15,9 @@ import { findBinary, promtool } from '../helpers/promtool.js';
 
 const SECRET = 'sink-Pa55-secret';
 const OTHER_SECRET = 'other-Pa55-secret';
+// Names as long as a server's name may be: one of plain letters, one whose URL form is six times longer.
+const LONGEST = 'l'.repeat(MAX_NAME_LENGTH);
+const LONGEST_ENCODED = `${'é'.repeat(MAX_NAME_LENGTH - 2)}/ `;
 const EVENTS = eventsConfig({ families: { push_blocked: true, stream_closed: false, play_per_stream: false } });
 
 let sim: RunningSimulator;
@@ -27,6 +33,8 @@ beforeAll(async () => {
     // Known, never polled here (as a server another replica owns): its events are accepted all the same.
     serverConfig('edge-2', 'http://127.0.0.1:9', { eventsSecret: OTHER_SECRET }),
     serverConfig('edge-3', 'http://127.0.0.1:9'),
+    serverConfig(LONGEST, 'http://127.0.0.1:9', { eventsSecret: SECRET }),
+    serverConfig(LONGEST_ENCODED, 'http://127.0.0.1:9', { eventsSecret: SECRET }),
   ];
   exporter = createExporter({ config: exporterConfig(servers, { events: EVENTS }), logger: log.logger, version: 'test' });
   base = await exporter.app.listen({ host: '127.0.0.1', port: 0 });
@@ -39,12 +47,12 @@ afterAll(async () => {
 
 const basic = (secret: string) => `Basic ${Buffer.from(`flussonic:${secret}`).toString('base64')}`;
 
-async function post(server: string, body: string, auth: { secret?: string; token?: string } = { secret: SECRET }): Promise<{ status: number; text: string }> {
+async function post(server: string, body: string, auth: { secret?: string; token?: string } = { secret: SECRET }): Promise<{ status: number; text: string; challenge: string | null }> {
   const query = auth.token !== undefined ? `?token=${encodeURIComponent(auth.token)}` : '';
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (auth.secret !== undefined) headers.authorization = basic(auth.secret);
   const res = await fetch(`${base}/events/${encodeURIComponent(server)}${query}`, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await res.text(), challenge: res.headers.get('www-authenticate') };
 }
 
 async function metrics(): Promise<string> {
@@ -54,12 +62,14 @@ async function metrics(): Promise<string> {
 
 let nextId = 1000;
 const id = () => nextId++;
+/** 2026-01-01 in Unix ms, as a session's timestamps are. */
+const T = Date.UTC(2026, 0, 1);
 
 describe('POST /events/<server>', () => {
   it('counts a batch, answers 200 and counts the answer', async () => {
     const batch = [
       { event: 'source_closed', event_id: id(), utc_ms: 1, media: 'cam-1', url: 'rtsp://x', reason: {} },
-      { event: 'play_closed', event_id: id(), media: 'cam-1', proto: 'hls', opened_at: 1_000, closed_at: 91_000 },
+      { event: 'play_closed', event_id: id(), media: 'cam-1', proto: 'hls', opened_at: T, closed_at: T + 90_000 },
       { event: 'transcoder_device_insufficient_resources', event_id: id(), deviceid: 0 },
       { event: 'push_blocked', event_id: id(), media: 'cam-2' },
     ];
@@ -103,6 +113,17 @@ describe('POST /events/<server>', () => {
     const text = await metrics();
     expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'no-id' })).toBe(2);
     expect(value(text, 'flussonic_exporter_events_without_id_total', { server: 'edge-1' })).toBeGreaterThanOrEqual(2);
+  });
+
+  it('takes the events of a server whose name is as long as a name may be, however long its URL form', async () => {
+    expect(LONGEST_ENCODED).toHaveLength(MAX_NAME_LENGTH);
+    for (const server of [LONGEST, LONGEST_ENCODED]) {
+      const res = await post(server, JSON.stringify([{ event: 'server_started', event_id: 1 }]));
+      expect(res.status).toBe(200);
+      const text = await metrics();
+      expect(value(text, 'flussonic_events_total', { server, event: 'server_started' })).toBe(1);
+      expect(value(text, 'flussonic_exporter_event_batches_total', { server, code: '200' })).toBe(1);
+    }
   });
 
   it('accepts the secret as ?token= too', async () => {
@@ -180,6 +201,36 @@ describe('bad input: its answer and counter, other servers untouched', () => {
     expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'good' })).toBe(1);
   });
 
+  it('an event with a number outside its valid range is rejected as malformed: no series becomes infinite or negative', async () => {
+    const play = (fields: Record<string, number>) => ({ event: 'play_closed', event_id: id(), media: 'ranged', proto: 'dash', ...fields });
+    const bad = [
+      play({ duration: 1e308 }),
+      play({ duration: 1e308 }),
+      play({ opened_at: -1e308, closed_at: 1e308 }),
+      play({ duration: -5 }),
+      play({ duration: SESSION_SECONDS.max + 1 }),
+      play({ opened_at: T, closed_at: 1e14 }),
+      play({ opened_at: 1_000, closed_at: 91_000 }),
+      { event: 'source_closed', event_id: -1, media: 'ranged' },
+      { event: 'source_closed', event_id: 2 ** 53, media: 'ranged' },
+    ];
+    const good = [play({ duration: SESSION_SECONDS.max }), play({ opened_at: T, closed_at: T + 30_000 })];
+    const before = await metrics();
+    const rejected = (text: string) => value(text, 'flussonic_exporter_events_rejected_total', { server: 'edge-1', reason: 'shape' }) ?? 0;
+    const played = (text: string) => value(text, 'flussonic_events_total', { server: 'edge-1', event: 'play_closed' }) ?? 0;
+    expect((await post('edge-1', JSON.stringify([...bad, ...good]))).status).toBe(200);
+    const text = await metrics();
+    expect(rejected(text) - rejected(before)).toBe(bad.length);
+    expect(played(text) - played(before)).toBe(good.length);
+    expect(value(text, 'flussonic_play_session_duration_seconds_sum', { server: 'edge-1', proto: 'dash' })).toBe(SESSION_SECONDS.max + 30);
+    expect(value(text, 'flussonic_play_session_duration_seconds_count', { server: 'edge-1', proto: 'dash' })).toBe(good.length);
+    expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'ranged' })).toBeUndefined();
+    for (const line of text.split('\n').filter((l) => l.startsWith('flussonic_play_session_duration_seconds'))) {
+      const v = Number(line.slice(line.lastIndexOf(' ') + 1));
+      expect(Number.isFinite(v) && v >= 0, line).toBe(true);
+    }
+  });
+
   it('an unknown server: 404, counted without a series of its name', async () => {
     expect((await post('nobody', '[]')).status).toBe(404);
     const text = await metrics();
@@ -198,6 +249,16 @@ describe('bad input: its answer and counter, other servers untouched', () => {
     expect(value(text, 'flussonic_stream_source_lost_total', { server: 'edge-1', stream: 'intruder' })).toBeUndefined();
     expect(value(text, 'flussonic_exporter_event_batches_total', { server: 'edge-1', code: '401' })).toBe(4);
     expect(value(text, 'flussonic_exporter_event_batches_total', { server: 'edge-3', code: '401' })).toBe(1);
+  });
+
+  it('a 401 challenges for Basic credentials, as the web config\'s does; a sender that waits for it gets in', async () => {
+    const batch = JSON.stringify([{ event: 'stream_opened', event_id: id(), media: 'challenged' }]);
+    const refused = await post('edge-1', batch, {});
+    expect(refused.status).toBe(401);
+    expect(refused.challenge).toBe(BASIC_CHALLENGE);
+    expect((await post('edge-1', batch, { secret: 'wrong' })).challenge).toBe(BASIC_CHALLENGE);
+    expect(refused.challenge!.split(' ')[0]!.toLowerCase()).toBe('basic');
+    expect((await post('edge-1', batch, { secret: SECRET })).status).toBe(200);
   });
 
   it('the secrets never reach a log line or the metrics', async () => {
