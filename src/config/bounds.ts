@@ -1,8 +1,8 @@
 /**
  * Defaults of the bounds on what the exporter takes in and holds (label value length,
- * connections, discovered servers) and the bound of a target's name: plain data, declared here once so that the schema
- * (src/config/schema.ts) and the code that applies a bound to a config made in code (tests, the
- * demo) agree without loading the schema.
+ * connections, discovered servers) and the bound of a target's name: plain data, declared here
+ * once so that the schema (src/config/schema.ts) and the code that applies a bound to a config
+ * made in code (tests, the demo) agree without loading the schema.
  */
 export const DEFAULT_MAX_LABEL_VALUE_BYTES = 256;
 export const DEFAULT_MAX_CONNECTIONS_PER_SERVER = 4;
