@@ -380,6 +380,15 @@ export class SimStream {
     this.updateActiveInput(now);
   }
 
+  /** `count` more errors of kind `error` (`errors_<error>`) on the active input. */
+  addInputErrors(error: string, count: number): void {
+    const input = this.inputs[this.activeInput];
+    const key = `errors_${error}`;
+    if (!input || !(key in input.errors)) throw new Error(`the active input of stream ${this.name} counts no ${key}`);
+    input.errors[key] = (input.errors[key] as number) + count;
+    this.dirty = true;
+  }
+
   // ---- rendering ---------------------------------------------------------------------------
 
   /** The API object, built now if the state changed since it was last built. Do not mutate. */
