@@ -404,9 +404,7 @@ export class SimWorld {
       stream.applyConfig(config, this.rng, now);
     } else {
       stream = new SimStream(name, config, 'config', position ?? this.nextPosition++, this.rng, now, 2500);
-      stream.bytesIn = 0;
-      stream.openedAt = now;
-      stream.startRunningAt = now;
+      stream.openedNow(now);
       this.addStream(stream);
       this.worldEvents.streamOpened(stream, now);
     }
