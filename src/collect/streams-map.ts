@@ -111,7 +111,7 @@ export const STREAM_FAMILIES = defineFamilies(
   outputBandwidth: { name: 'flussonic_stream_output_bandwidth_bytes_per_second', type: 'gauge', labels: SS, tier: byDefault(1), reads: ['stats.out_bandwidth', 'stats.output_bandwidth'],
     help: 'Traffic to all clients of the stream in bytes per second (stats.out_bandwidth x 125, else stats.output_bandwidth / 8).' },
   received: { name: 'flussonic_stream_received_bytes_total', type: 'counter', labels: SS, tier: core(1), reads: ['stats.bytes_in', 'stats.input'],
-    help: 'Bytes received from the stream input (stats.bytes_in, else stats.input.bytes).' },
+    help: 'Bytes received by the stream from its inputs, all together (stats.bytes_in, else stats.input.bytes).' },
   sent: { name: 'flussonic_stream_sent_bytes_total', type: 'counter', labels: SS, tier: core(1), reads: ['stats.bytes_out'],
     help: 'Bytes sent to clients of the stream (stats.bytes_out).' },
   clients: { name: 'flussonic_stream_clients', type: 'gauge', labels: SS, tier: core(1), reads: ['stats.online_clients', 'stats.client_count'],
@@ -123,7 +123,7 @@ export const STREAM_FAMILIES = defineFamilies(
   droppedPackets: { name: 'flussonic_stream_input_dropped_packets_per_second', type: 'gauge', labels: SS, tier: byDefault(1), reads: ['stats.input_error_rate', 'stats.input'],
     help: 'Input packets dropped per second (stats.input_error_rate, else stats.input.error_rate).' },
   inputErrors: { name: 'flussonic_stream_input_errors_total', type: 'counter', labels: ['server', 'stream', 'error'], tier: optional('input_errors', 10), reads: ['stats.input'], shapes: NESTED,
-    help: 'Input errors by kind (stats.input.errors_<error>, 2025 stats shape).' },
+    help: 'Input errors by kind, of all the stream\'s inputs together (stats.input.errors_<error>, 2025 stats shape).' },
   inputDelay: { name: 'flussonic_stream_input_delay_seconds', type: 'gauge', labels: SS, tier: byDefault(1), reads: ['stats.ts_delay'],
     help: 'Time without frames from the input, in seconds (stats.ts_delay / 1000).' },
   lastFrame: { name: 'flussonic_stream_last_frame_timestamp_seconds', type: 'gauge', labels: SS, tier: optional('details', 1), reads: ['stats.last_dts_at'],
@@ -259,7 +259,7 @@ function mapState(out: SeriesWriter, name: string, stats: Stats, families: Strea
   if (families.details) addFlag(out, F.publishEnabled, labels, stats.publish_enabled);
 }
 
-/** The parts of a stream's mapping that read its active input's stats besides its own. */
+/** The parts of a stream's mapping that read `stats.input` (its inputs' stats, aggregated) besides its own. */
 type WithInput = (out: SeriesWriter, name: string, stats: Stats, input: Readonly<StreamInputStats> | undefined, families: StreamFamilySwitches) => void;
 
 const mapTraffic: WithInput = (out, name, stats, input, families) => {

@@ -14,7 +14,8 @@
  * - flat, up to 23.x/24.x: `bytes_in`, `client_count`, `retry_count`, `input_error_rate`,
  *   `out_bandwidth` in `stats`; push counters in `pushes[].stats`;
  * - nested, 2025: `stats.input` (bytes, error_rate, input_switches, errors_*), `stats.transcoder`,
- *   `stats.push[]`, `online_clients`.
+ *   `stats.push[]`, `online_clients`. `stats.input` is the stream's `input_stats` aggregated over
+ *   all its inputs (go-flussonic InputStats); each input's own is in `inputs[i].stats`.
  * A response may carry fields of both; the collectors prefer the newer one, per the catalogue.
  */
 
@@ -98,15 +99,21 @@ export interface StreamStats {
   readonly inputs?: unknown;
 }
 
-/** `stats.input` of the nested (2025) shape. */
+/**
+ * `stats.input` of the nested (2025) shape: the `input_stats` schema of each input, here aggregated
+ * over all the stream's inputs, so its counters are the stream's and go on across input switches
+ * (go-flussonic InputStats: `bytes` "received by this stream from live sources ... will sum all
+ * inputs working together"; `input_switches` "Aggregated: how many times this stream has switched
+ * between different inputs").
+ */
 export interface StreamInputStats {
-  /** integer, bytes received from the active input. */
+  /** integer, bytes the stream received from its inputs, all together, before transcoding. */
   readonly bytes?: unknown;
   /** number: dropped packets per second. */
   readonly error_rate?: unknown;
-  /** integer: switches between inputs. */
+  /** integer: switches of the stream between its inputs. */
   readonly input_switches?: unknown;
-  /** `errors_<kind>`: integer counters, one per kind of input error; read by prefix. */
+  /** `errors_<kind>`: integer counters of all the stream's inputs, one per kind of input error; read by prefix. */
   readonly [errorsField: `errors_${string}`]: unknown;
 }
 

@@ -154,19 +154,39 @@ describe('scripted situations', () => {
       return shape === 'flat' ? s.inputs.findIndex((i: any) => i.stats.active) : s.stats.inputs.findIndex((i: any) => i.active);
     };
     expect(active()).toBe(0);
+    sim.advance(5000);
     sim.world.streams.setFailover('fo', true);
     sim.advance(5000);
     expect(active()).toBe(1);
+    // 2025: stats.input is the stream's input_stats over all its inputs (go-flussonic InputStats:
+    // bytes "received by this stream ... will sum all inputs"); stats.inputs[i] each input's own.
+    const sumOfInputs = (field: string) => stream(sim, 'fo').stats.inputs.reduce((sum: number, i: any) => sum + i[field], 0);
     if (shape === 'nested') {
       expect(stream(sim, 'fo').stats.input.url).toBe('hls://backup.example/fo.m3u8');
       expect(stream(sim, 'fo').stats.input.input_switches).toBe(1);
+      expect(stream(sim, 'fo').stats.inputs.map((i: any) => i.input_switches)).toEqual([0, 1]);
       expect(stream(sim, 'fo').stats.input.num_sec_on_secondary_input).toBe(5);
+      expect(stream(sim, 'fo').stats.input.bytes).toBe(sumOfInputs('bytes'));
+      expect(stream(sim, 'fo').stats.input.bytes).toBeGreaterThan(stream(sim, 'fo').stats.inputs[1].bytes);
     } else {
       expect(stream(sim, 'fo').stats.url).toBe('hls://backup.example/fo.m3u8');
     }
+    sim.world.streams.addInputErrors('fo', '404', 2);
+    expect(() => sim.world.streams.addInputErrors('fo', 'lost_packets')).toThrow(/errors_lost_packets/);
     sim.world.streams.setFailover('fo', false);
     expect(active()).toBe(0);
-    if (shape === 'nested') expect(stream(sim, 'fo').stats.input.input_switches).toBe(2);
+    sim.world.streams.addInputErrors('fo', 'lost_packets');
+    sim.advance(5000);
+    if (shape === 'nested') {
+      const s = stream(sim, 'fo');
+      expect(s.stats.input.input_switches).toBe(2);
+      expect(s.stats.inputs.map((i: any) => i.input_switches)).toEqual([1, 1]);
+      expect(s.stats.input.bytes).toBe(sumOfInputs('bytes'));
+      // Error counters of both inputs' kinds, each the sum of the inputs'.
+      expect([s.stats.input.errors_404, s.stats.input.errors_lost_packets]).toEqual([2, 1]);
+      expect([s.stats.inputs[1].errors_404, s.stats.inputs[0].errors_lost_packets, s.stats.inputs[0].errors_404]).toEqual([2, 1, undefined]);
+      expect(s.stats.input.frames).toBe(sumOfInputs('frames'));
+    }
     expect(() => sim.world.streams.setFailover(sim.world.streams.names().find((n) => n !== 'fo' && stream(sim, n).inputs.length === 1)!, true)).toThrow(/two inputs/);
   });
 

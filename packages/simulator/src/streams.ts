@@ -8,6 +8,11 @@
  *   `inputs[].stats`, `pushes[].stats`.
  * - `nested` (2025; go-flussonic `StreamStats`): `stats.input`, `stats.inputs[]`,
  *   `stats.transcoder`, `stats.push[]`, `stats.play`, `online_clients`, `output_bandwidth` (bps).
+ *   `stats.input` and each input's `stats.inputs[i]` (= `inputs[i].stats`) have the same schema
+ *   (go-flussonic `InputStats`), aggregated in `stats.input`: its counters are the stream's, over
+ *   all its inputs (`bytes` "received by this stream ... will sum all inputs", `input_switches`
+ *   "Aggregated: how many times this stream has switched between different inputs. Individual
+ *   input: number of times switched to this input"), so they go on across an input switch.
  */
 import type { Json, JsonRecord } from './query.js';
 import type { Rng } from './rng.js';
@@ -40,6 +45,8 @@ interface InputRuntime {
   frames: number;
   retries: number;
   errors: Record<string, number>;
+  /** Times the stream switched to this input. */
+  switchesTo: number;
   /** Sim time until which this input is failed (primary-input failures drive failover). */
   failedUntil: number;
   /** Sim time of the last frame this input delivered; 0 = none yet. */
@@ -102,6 +109,10 @@ export class SimStream {
   retryCount = 0;
   retryAccumulator = 0;
   inputSwitches = 0;
+  /** The stream's input counters over all its inputs, past and present (2025 `stats.input`); bytesIn is its bytes. */
+  inputFrames = 0;
+  inputRetries = 0;
+  inputErrors: Record<string, number> = {};
   inputErrorRate = 0;
   secondsOnPrimary = 0;
   secondsOnSecondary = 0;
@@ -144,6 +155,14 @@ export class SimStream {
     this.applyConfig(config, rng, now);
   }
 
+  /** A stream created just now (PUT): it and its inputs have received nothing yet. */
+  openedNow(now: number): void {
+    this.bytesIn = 0;
+    for (const input of this.inputs) input.bytes = 0;
+    this.openedAt = now;
+    this.startRunningAt = now;
+  }
+
   /** Reconcile runtime state with a (new) configuration: inputs, pushes, transcoder, tracks. */
   applyConfig(config: JsonRecord, rng: Rng, now: number): void {
     this.config = config;
@@ -161,12 +180,15 @@ export class SimStream {
           frames: 0,
           retries: 0,
           errors: Object.fromEntries((/^(hls|https?|tshttp|m4f)/.test(url) ? HTTP_INPUT_ERRORS : MPEGTS_INPUT_ERRORS).map((e) => [e, 0])),
+          switchesTo: 0,
           failedUntil: 0,
           lastDtsAt: i === 0 && this.alive ? this.lastDtsAt : 0,
         }
       );
     });
     if (this.activeInput >= this.inputs.length) this.activeInput = 0;
+    // The stream counts the error kinds of every input it has had, each from 0 when first seen.
+    for (const input of this.inputs) for (const key of Object.keys(input.errors)) this.inputErrors[key] ??= 0;
     const pushes = Array.isArray(config.pushes) ? (config.pushes as JsonRecord[]) : [];
     this.pushes = pushes.map((_, i) => {
       const openedAt = now - rng.int(1000, 3600_000);
@@ -257,10 +279,12 @@ export class SimStream {
       this.bytesIn += bytes;
       const input = this.inputs[this.activeInput];
       if (input) {
+        const frames = Math.round(this.fps * seconds);
         input.bytes += bytes;
-        input.frames += Math.round(this.fps * seconds);
+        input.frames += frames;
+        this.inputFrames += frames;
         input.lastDtsAt = now;
-        if (churn) for (const key of Object.keys(input.errors)) input.errors[key] = (input.errors[key] as number) + rng.poisson(0.002 * seconds);
+        if (churn) for (const key of Object.keys(input.errors)) this.countInputErrors(input, key, rng.poisson(0.002 * seconds));
       }
       this.lastDtsAt = now;
       if (this.activeInput === 0) this.secondsOnPrimary += seconds;
@@ -277,6 +301,7 @@ export class SimStream {
         if (input) {
           // Every reconnect attempt is a new input instance: a new opened_at (and connected_at).
           input.retries++;
+          this.inputRetries++;
           input.openedAt = now;
         }
       }
@@ -347,7 +372,10 @@ export class SimStream {
       this.activeInput = next;
       this.inputSwitches++;
       const input = this.inputs[next];
-      if (input) input.openedAt = now;
+      if (input) {
+        input.switchesTo++;
+        input.openedAt = now;
+      }
       this.sourceId = this.sourceId.slice(0, 24) + now.toString(16).padStart(12, '0').slice(-12);
     }
   }
@@ -378,6 +406,21 @@ export class SimStream {
     if (this.inputs.length < 2) throw new Error(`stream ${this.name} has fewer than two inputs; failover needs a backup input`);
     (this.inputs[0] as InputRuntime).failedUntil = active ? Number.POSITIVE_INFINITY : 0;
     this.updateActiveInput(now);
+  }
+
+  /** `count` more errors of kind `error` (`errors_<error>`) on the active input. */
+  addInputErrors(error: string, count: number): void {
+    const input = this.inputs[this.activeInput];
+    const key = `errors_${error}`;
+    if (!input || !(key in input.errors)) throw new Error(`the active input of stream ${this.name} counts no ${key}`);
+    this.countInputErrors(input, key, count);
+    this.dirty = true;
+  }
+
+  /** Input errors count on the input and on the stream alike. */
+  private countInputErrors(input: InputRuntime, key: string, count: number): void {
+    input.errors[key] = (input.errors[key] ?? 0) + count;
+    this.inputErrors[key] = (this.inputErrors[key] ?? 0) + count;
   }
 
   // ---- rendering ---------------------------------------------------------------------------
@@ -499,6 +542,7 @@ export class SimStream {
     return { id: push.id, opened_at: Math.floor(push.openedAt / 1000), bytes: push.bytes, retries: push.retries, status: this.alive ? 'running' : 'retry' };
   }
 
+  /** One input's own `input_stats` (`stats.inputs[i]`, `inputs[i].stats`): its counters since it was added. */
   private nestedInputStats(i: number, now: number): JsonRecord {
     const input = this.inputs[i] as InputRuntime;
     const active = i === this.activeInput;
@@ -512,18 +556,36 @@ export class SimStream {
       frames: input.frames,
       retries: input.retries,
       error_rate: active ? this.inputErrorRate : 0,
+      input_switches: input.switchesTo,
       ...input.errors,
     };
     if (input.lastDtsAt > 0) stats.last_dts_at = input.lastDtsAt;
     if (active) {
-      stats.input_switches = this.inputSwitches;
-      stats.num_sec_on_primary_input = Math.round(this.secondsOnPrimary);
-      stats.num_sec_on_secondary_input = Math.round(this.secondsOnSecondary);
-      stats.valid_secondary_inputs = this.inputs.filter((inp, j) => j !== i && inp.failedUntil <= now).length;
       stats.ts_delay = this.tsDelay(now);
       if (this.alive) stats.media_info = { tracks: this.tracks };
     }
     return stats;
+  }
+
+  /**
+   * `stats.input`: the stream's `input_stats`, aggregated over its inputs. The counters are the
+   * stream's own (they neither fall nor jump when the active input changes); the fields that
+   * describe one input (url, ip, proto, opened_at, active, last frame, media) are the active
+   * input's, as the schema does not say what an aggregate carries there.
+   */
+  private nestedStreamInputStats(inputs: readonly JsonRecord[], now: number): JsonRecord {
+    return {
+      ...inputs[this.activeInput],
+      bytes: this.bytesIn,
+      frames: this.inputFrames,
+      retries: this.inputRetries,
+      error_rate: this.inputErrorRate,
+      input_switches: this.inputSwitches,
+      ...this.inputErrors,
+      num_sec_on_primary_input: Math.round(this.secondsOnPrimary),
+      num_sec_on_secondary_input: Math.round(this.secondsOnSecondary),
+      valid_secondary_inputs: this.inputs.filter((input, j) => j !== this.activeInput && input.failedUntil <= now).length,
+    };
   }
 
   private nestedStats(now: number, clients: number, deps: StreamDeps): JsonRecord {
@@ -544,7 +606,7 @@ export class SimStream {
     };
     if (this.inputs.length > 0) {
       const inputs = this.inputs.map((_, i) => this.nestedInputStats(i, now));
-      stats.input = inputs[this.activeInput] as JsonRecord;
+      stats.input = this.nestedStreamInputStats(inputs, now);
       stats.inputs = inputs;
     }
     if (this.transcoder) {

@@ -53,6 +53,12 @@ export interface StreamsApi {
   setAlive(name: string, alive: boolean, status?: StreamStatus): void;
   /** Fail over to the backup (second) input, or back to the primary. */
   setFailover(name: string, active: boolean): void;
+  /**
+   * The active input of a stream counts `count` (default 1) more input errors of one kind now:
+   * `error` is a kind of that input's protocol without the prefix (`lost_packets` for
+   * `errors_lost_packets`); others throw. The 2025 shape serves them.
+   */
+  addInputErrors(name: string, error: string, count?: number): void;
   setBitrate(name: string, kbps: number): void;
   /** The source drops now (source_closed) and comes back `ms` later (source_opened, source_started). */
   dropSource(name: string, ms: number): void;
@@ -398,9 +404,7 @@ export class SimWorld {
       stream.applyConfig(config, this.rng, now);
     } else {
       stream = new SimStream(name, config, 'config', position ?? this.nextPosition++, this.rng, now, 2500);
-      stream.bytesIn = 0;
-      stream.openedAt = now;
-      stream.startRunningAt = now;
+      stream.openedNow(now);
       this.addStream(stream);
       this.worldEvents.streamOpened(stream, now);
     }
@@ -452,6 +456,10 @@ export class SimWorld {
         const s = this.requireStream(name);
         s.setFailover(active, this.lastStep);
         s.dirty = true;
+        this.mutations++;
+      },
+      addInputErrors: (name, error, count = 1) => {
+        this.requireStream(name).addInputErrors(error, count);
         this.mutations++;
       },
       setBitrate: (name, kbps) => {
