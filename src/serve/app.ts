@@ -12,7 +12,7 @@ import { THROTTLE_REASONS, type ThrottleReason } from './basic-auth.js';
 import { installGuards, type GuardOptions } from './guards.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import type { RawBodyRoute, RouteDeps, ServedRoute } from './route-types.js';
-import { servedRoutes } from './routes.js';
+import { ROUTE_TABLE, servedRoutes, type RouteDeclaration } from './routes.js';
 import { NO_WEB_CONFIG } from './web-config.js';
 
 export interface AppDeps extends RouteDeps {
@@ -23,7 +23,8 @@ export interface AppDeps extends RouteDeps {
 
 const AUTH_THROTTLED = 'flussonic_exporter_http_auth_throttled_total';
 
-export function buildApp(deps: AppDeps): FastifyInstance {
+/** `table`: the route table served (another one only in tests). */
+export function buildApp(deps: AppDeps, table: readonly RouteDeclaration[] = ROUTE_TABLE): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
     // Requests log through that logger itself: a child per request (fastify's default, to bind
@@ -37,7 +38,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const onAuthThrottled = (reason: ThrottleReason): void => deps.self.incCounter(AUTH_THROTTLED, { reason }, 1);
   // Every answer is counted (flussonic_exporter_http_requests_total), refusals included.
   const answered = (path: string, code: number): void => deps.self.httpRequest(path, code);
-  addRoutes(app, servedRoutes(deps), { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, onAuthThrottled, answered, ...deps.guards });
+  addRoutes(app, servedRoutes(deps, table), { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, onAuthThrottled, answered, ...deps.guards });
   return app;
 }
 

@@ -4,10 +4,10 @@
  * route added to the table shows up in each of them, and fleet routes exist only with a fleet.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { validateConfig } from '../../src/config/index.js';
 import type { FleetView } from '../../src/fleet/fleet.js';
-import { addRoutes, buildApp } from '../../src/serve/app.js';
+import { buildApp } from '../../src/serve/app.js';
 import type { GuardOptions } from '../../src/serve/guards.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { FIXED_ROUTE_PATHS, fixedRoutePaths, ROUTE_TABLE, servedRoutes, type RouteDeclaration } from '../../src/serve/routes.js';
@@ -44,16 +44,9 @@ function deps(options: { fleet?: FleetView; metricsPath?: string } = {}) {
   };
 }
 
-/** The exporter's app (buildApp) for its own table; the same parts composed for another table. */
+/** The exporter's app (buildApp) for a table. */
 function app(table: readonly RouteDeclaration[], fleet?: FleetView, guards?: Omit<GuardOptions, 'routes'>): FastifyInstance {
-  const appDeps = deps(fleet ? { fleet } : {});
-  let built: FastifyInstance;
-  if (table === ROUTE_TABLE && !guards) {
-    built = buildApp(appDeps);
-  } else {
-    built = Fastify();
-    addRoutes(built, servedRoutes(appDeps, table), guards);
-  }
+  const built = buildApp({ ...deps(fleet ? { fleet } : {}), ...(guards ? { guards } : {}) }, table);
   apps.push(built);
   return built;
 }
