@@ -9,7 +9,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { THROTTLE_REASONS, type ThrottleReason } from './basic-auth.js';
-import { installGuards, type GuardOptions } from './guards.js';
+import { installGuards, type GuardOptions, type RefuseUnroutable } from './guards.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import type { RawBodyRoute, RouteDeps, ServedRoute } from './route-types.js';
 import { ROUTE_TABLE, servedRoutes, type RouteDeclaration } from './routes.js';
@@ -25,6 +25,7 @@ const AUTH_THROTTLED = 'flussonic_exporter_http_auth_throttled_total';
 
 /** `table`: the route table served (another one only in tests). */
 export function buildApp(deps: AppDeps, table: readonly RouteDeclaration[] = ROUTE_TABLE): FastifyInstance {
+  let refuse: RefuseUnroutable | undefined;
   const app = Fastify({
     loggerInstance: deps.logger.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
     // Requests log through that logger itself: a child per request (fastify's default, to bind
@@ -33,18 +34,24 @@ export function buildApp(deps: AppDeps, table: readonly RouteDeclaration[] = ROU
     // The metrics path is served as configured, also with a trailing slash.
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
+    // A URL the router cannot take (a malformed percent-encoding): answered by the guards, not by
+    // fastify's JSON that echoes the URL.
+    frameworkErrors: (error, request, reply) => refuse!(error, request, reply),
   });
   for (const reason of THROTTLE_REASONS) deps.self.incCounter(AUTH_THROTTLED, { reason }, 0);
   const onAuthThrottled = (reason: ThrottleReason): void => deps.self.incCounter(AUTH_THROTTLED, { reason }, 1);
   // Every answer is counted (flussonic_exporter_http_requests_total), refusals included.
   const answered = (path: string, code: number): void => deps.self.httpRequest(path, code);
-  addRoutes(app, servedRoutes(deps, table), { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, onAuthThrottled, answered, ...deps.guards });
+  refuse = addRoutes(app, servedRoutes(deps, table), { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, onAuthThrottled, answered, ...deps.guards });
   return app;
 }
 
-/** Serves `routes` on `app` behind the guards, with short 404 and error answers. */
-export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Partial<Omit<GuardOptions, 'routes'>>): void {
-  installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...guards, routes });
+/**
+ * Serves `routes` on `app` behind the guards, with short 404 and error answers; returns what the
+ * app's `frameworkErrors` calls (the guards' answer to a URL the router cannot take).
+ */
+export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], guards?: Partial<Omit<GuardOptions, 'routes'>>): RefuseUnroutable {
+  const refuse = installGuards(app, { webConfig: () => NO_WEB_CONFIG, maxRequests: DEFAULT_LIMITS.maxRequests, ...guards, routes });
   for (const route of routes) {
     if (route.raw) addRawBodyRoute(app, route, route.raw);
     else app.route({ method: [...route.methods], url: route.path, handler: route.handler });
@@ -57,6 +64,7 @@ export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], 
     const status = typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
     return reply.code(status >= 400 ? status : 500).type('text/plain; charset=utf-8').send(status < 500 ? 'bad request\n' : 'internal error\n');
   });
+  return refuse;
 }
 
 /**

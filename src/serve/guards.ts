@@ -7,10 +7,13 @@
  * route's path, and the cap of concurrent requests on the routes that count against it.
  *
  * For the 405 answers to come from the router too, every method Node's parser takes is routed and
- * each route's path gets one more route, for the methods it does not declare.
+ * each route's path gets one more route, for the methods it does not declare. A request the router
+ * cannot take (a malformed percent-encoding, a parameter over fastify's length limit) reaches no
+ * hook: installGuards returns what fastify's `frameworkErrors` calls for it, the same guards (as
+ * for a path of no route), then a short plain answer, counted as `other`.
  */
 import { METHODS } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BasicAuthChecker, parseBasicAuth, type ThrottleReason } from './basic-auth.js';
 import type { RouteEntry } from './route-types.js';
 import type { WebConfig } from './web-config.js';
@@ -33,11 +36,15 @@ export interface GuardOptions {
 /** The path label of a request to no route of the table: one value, so the label stays bounded. */
 export const OTHER_PATH = 'other';
 
+/** fastify's `frameworkErrors`: answers a request its router could not take. */
+export type RefuseUnroutable = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
+
 interface Guarded extends RouteEntry {
   readonly allow: string;
 }
 
-export function installGuards(app: FastifyInstance, options: GuardOptions): void {
+/** Installs the guards on `app`; returns what the app's `frameworkErrors` should call. */
+export function installGuards(app: FastifyInstance, options: GuardOptions): RefuseUnroutable {
   const byUrl = new Map<string, Guarded>(options.routes.map((route) => [route.path, { ...route, allow: route.methods.join(', ') }]));
   const routeOf = (request: FastifyRequest): Guarded | undefined => {
     const url = request.routeOptions.url;
@@ -101,6 +108,22 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): void
   }
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => ((await guard(request, reply, routeOf(request))) ? reply : undefined));
+
+  return (error, request, reply) => {
+    // Neither hook runs for these: the answer is counted here.
+    if (answered) reply.raw.once('finish', () => answered(OTHER_PATH, reply.statusCode));
+    const tooLong = error.statusCode === 414;
+    guard(request, reply, undefined).then(
+      (done) => {
+        // Nothing of the URL is echoed: it may carry a token.
+        if (!done) plain(reply.code(tooLong ? 414 : 400), tooLong ? 'URI too long\n' : 'bad request\n');
+      },
+      (failure: unknown) => {
+        app.log.error({ err: failure }, 'request failed');
+        if (!reply.sent) plain(reply.code(500), 'internal error\n');
+      },
+    );
+  };
 }
 
 function methodNotAllowed(reply: FastifyReply, route: Guarded): FastifyReply {
