@@ -6,7 +6,7 @@
  * Fastify logs through a child of the exporter's logger at warn level: no line per request, and no
  * logger made per request.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { THROTTLE_REASONS, type ThrottleReason } from './basic-auth.js';
 import { installGuards, type GuardOptions, type RefuseUnroutable } from './guards.js';
@@ -73,13 +73,16 @@ export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], 
 /**
  * A route that reads its body as text in a scope of its own (its parser and error handler do not
  * reach the other routes): `before` runs before the body is read, errors while reading it are
- * answered by `failed` and never logged (the URL may carry a token).
+ * answered by `failed` and never logged (the URL may carry a token); an error of the handler
+ * itself goes on to the app's error handler.
  */
 function addRawBodyRoute(app: FastifyInstance, route: ServedRoute, raw: RawBodyRoute): void {
+  const handling = new WeakSet<FastifyRequest>();
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: raw.limit }, (_request, body, done) => done(null, body));
     scope.setErrorHandler((error, request, reply) => {
+      if (handling.has(request)) throw error;
       const status = (error as { statusCode?: unknown }).statusCode;
       return raw.failed(request, reply, status === 413 ? 413 : 400);
     });
@@ -92,7 +95,10 @@ function addRawBodyRoute(app: FastifyInstance, route: ServedRoute, raw: RawBodyR
         if (raw.before(request, reply) !== undefined) return reply;
         return undefined;
       },
-      handler: route.handler,
+      handler: (request, reply) => {
+        handling.add(request);
+        return route.handler(request, reply);
+      },
     });
   });
 }
