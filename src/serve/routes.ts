@@ -64,7 +64,11 @@ export function fixedRoutePaths(table: readonly RouteDeclaration[] = ROUTE_TABLE
   return table.flatMap((r) => (typeof r.path === 'string' ? [r.path] : []));
 }
 
-/** What `metrics_path` and --web.telemetry-path may not be: config validation takes it from its callers. */
+/**
+ * The routes `metrics_path` and --web.telemetry-path may not be taken by, parametric ones
+ * (`/events/:server`) included: config validation takes them from its callers and matches them as
+ * the router does (routePathMatches).
+ */
 export const FIXED_ROUTE_PATHS: readonly string[] = fixedRoutePaths();
 
 function servedAuth(auth: DeclaredAuth, deps: RouteDeps): RouteAuth {
