@@ -33,12 +33,33 @@ export function parseExternalAddress(text: string): { readonly address: string }
 }
 
 /**
- * Why a metrics path is not one (also for --web.telemetry-path), or undefined; `reserved`: the
- * paths of other routes (a trailing slash is ignored when routing, so `/-/ready/` is taken too).
+ * Why a metrics path is not one (also for --web.telemetry-path), or undefined. It must be one clean
+ * absolute path, served and linked as it is written: `/` then segments of unreserved characters,
+ * none empty, `.` or `..` (so no `//`, trailing `/`, `?`, `#` or `%`). `reserved`: the paths of
+ * the other routes, as the router declares them (routePathMatches), none of which may match it.
  */
 export function metricsPathProblem(path: string, reserved: readonly string[], shown: string = JSON.stringify(path)): string | undefined {
-  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(path) || reserved.includes(path) || reserved.includes(path.replace(/(.)\/$/, '$1'))) return `must be a path like /metrics${reserved.length > 0 ? `, other than ${reserved.join(' ')}` : ''}; got ${shown}`;
+  const clean = /^(?:\/[A-Za-z0-9._~-]+)+$/.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..');
+  if (!clean) return `must be a path like /metrics: "/" then segments of letters, digits, "-", ".", "_" or "~", none empty, "." or ".."; got ${shown}`;
+  const route = reserved.find((pattern) => routePathMatches(pattern, path));
+  if (route !== undefined) return `must be a path like /metrics, other than ${reserved.join(' ')}; got ${shown}${route === path ? '' : `, which the route ${route} takes`}`;
   return undefined;
+}
+
+/**
+ * Whether the route declared as `pattern` (static segments, and `:name` segments that take any one
+ * segment, as fastify's router reads them) takes the clean path `path`. A trailing slash is
+ * ignored when routing. Throws for any other pattern syntax (wildcards, regexps, several
+ * parameters in a segment), which this check would not know how to match.
+ */
+export function routePathMatches(pattern: string, path: string): boolean {
+  const split = (p: string) => (p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p).split('/');
+  const want = split(pattern);
+  const got = split(path);
+  for (const segment of want) {
+    if (/[*(]/.test(segment) || (segment.includes(':') && !/^:[A-Za-z_][A-Za-z0-9_]*$/.test(segment))) throw new Error(`route path ${JSON.stringify(pattern)}: only static and whole-segment :name parts can be checked against the metrics path`);
+  }
+  return want.length === got.length && want.every((segment, i) => (segment.startsWith(':') ? got[i] !== '' : segment === got[i]));
 }
 
 /** Deadline of a whole poll: below the interval, leaving a margin (min(0.9 x, x - 1 s), at least x / 2). */

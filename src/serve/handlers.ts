@@ -5,7 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import { finalPiece, precede, type FinalPiece } from '../render/gzip-stream.js';
 import { acceptsGzip, sendExposition } from './exposition-reply.js';
-import type { RouteDeps, RouteHandler } from './route-types.js';
+import type { RawBodyRoute, RouteDeps, RouteHandler } from './route-types.js';
 
 /**
  * With gzip, one gzip member: the upstream pieces deflated where they were polled, sent as they
@@ -29,6 +29,21 @@ export function metricsHandler(deps: RouteDeps): RouteHandler {
   };
 }
 
+/** The most of a POST /-/reload body read (and dropped); a longer one is answered 413. */
+export const RELOAD_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The body of POST /-/reload, which Prometheus ignores: read whatever its content type, up to
+ * RELOAD_BODY_LIMIT, and dropped. Without --web.enable-lifecycle the 403 comes before it is read.
+ */
+export function reloadBody(deps: RouteDeps): RawBodyRoute {
+  return {
+    limit: RELOAD_BODY_LIMIT,
+    before: (_request, reply) => (deps.lifecycle?.enabled ? undefined : lifecycleOff(reply)),
+    failed: (_request, reply, code) => plain(reply, code, code === 413 ? `body over ${RELOAD_BODY_LIMIT} bytes (the body is ignored: send none)\n` : 'bad request\n'),
+  };
+}
+
 /**
  * POST /-/reload: reloads as SIGHUP does when --web.enable-lifecycle is on; else 403 with
  * Prometheus' words. A failed reload answers 500 with its one-line reason (the log has every problem).
@@ -36,7 +51,7 @@ export function metricsHandler(deps: RouteDeps): RouteHandler {
 export function reloadHandler(deps: RouteDeps): RouteHandler {
   return (_request, reply) => {
     const lifecycle = deps.lifecycle;
-    if (!lifecycle?.enabled) return plain(reply, 403, 'Lifecycle API is not enabled.\n');
+    if (!lifecycle?.enabled) return lifecycleOff(reply);
     const outcome = lifecycle.reload();
     return outcome.ok ? plain(reply, 200, '') : plain(reply, 500, `failed to reload config: ${outcome.error}\n`);
   };
@@ -52,6 +67,10 @@ export function readyHandler(deps: RouteDeps): RouteHandler {
     const waiting = deps.statuses().filter((s) => !s.lastPoll).length;
     return plain(reply, 503, `not ready: waiting for the first poll of ${waiting} target(s)\n`);
   };
+}
+
+function lifecycleOff(reply: FastifyReply): FastifyReply {
+  return plain(reply, 403, 'Lifecycle API is not enabled.\n');
 }
 
 function plain(reply: FastifyReply, code: number, body: string): FastifyReply {

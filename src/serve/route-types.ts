@@ -42,7 +42,7 @@ export interface RouteEntry {
 
 export interface ServedRoute extends RouteEntry {
   readonly handler: RouteHandler;
-  /** A route that reads its body itself (the event sink): see RawBodyRoute. */
+  /** A route that reads its body itself (the event sink, POST /-/reload): see RawBodyRoute. */
   readonly raw?: RawBodyRoute;
 }
 

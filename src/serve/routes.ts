@@ -6,7 +6,7 @@
  * (FIXED_ROUTE_PATHS, handed to config validation by its callers).
  */
 import { probeHandler, sdHandler, type FleetPaths, type FleetRouteDeps } from './fleet-routes.js';
-import { healthyHandler, metricsHandler, readyHandler, reloadHandler } from './handlers.js';
+import { healthyHandler, metricsHandler, readyHandler, reloadBody, reloadHandler } from './handlers.js';
 import { landingHandler } from './landing.js';
 import { EVENTS_PATH, eventsHandler, eventsRawBody } from './events-route.js';
 import type { DeclaredAuth, LandingLine, RawBodyRoute, RouteAuth, RouteDeps, RouteEntry, RouteHandler, RouteMethod, ServedRoute } from './route-types.js';
@@ -20,7 +20,7 @@ export interface RouteDeclaration {
   readonly landing?: LandingLine;
   /** `fleet`: served only with a fleet view. */
   readonly needs?: 'fleet';
-  /** The route reads its body itself (RawBodyRoute). */
+  /** The route reads its body as text, whatever its content type, within a limit (RawBodyRoute). */
   readonly raw?: (deps: RouteDeps) => RawBodyRoute;
   /** `routes`: every route served, in table order (for the landing page). */
   readonly handler: (deps: RouteDeps, routes: readonly RouteEntry[]) => RouteHandler;
@@ -37,7 +37,8 @@ export const ROUTE_TABLE: readonly RouteDeclaration[] = [
   { path: '/', methods: READ, auth: 'web-config', handler: landingHandler },
   { path: HEALTHY_PATH, methods: READ, auth: 'health', landing: { title: 'Health' }, handler: healthyHandler },
   { path: READY_PATH, methods: READ, auth: 'health', landing: { title: 'Readiness' }, handler: readyHandler },
-  { path: RELOAD_PATH, methods: ['POST'], auth: 'web-config', handler: reloadHandler },
+  // Its body is read (within a cap) and ignored, whatever its content type, as Prometheus ignores it.
+  { path: RELOAD_PATH, methods: ['POST'], auth: 'web-config', raw: reloadBody, handler: reloadHandler },
   {
     path: FLEET.sd,
     methods: READ,
@@ -63,7 +64,11 @@ export function fixedRoutePaths(table: readonly RouteDeclaration[] = ROUTE_TABLE
   return table.flatMap((r) => (typeof r.path === 'string' ? [r.path] : []));
 }
 
-/** What `metrics_path` and --web.telemetry-path may not be: config validation takes it from its callers. */
+/**
+ * The routes `metrics_path` and --web.telemetry-path may not be taken by, parametric ones
+ * (`/events/:server`) included: config validation takes them from its callers and matches them as
+ * the router does (routePathMatches).
+ */
 export const FIXED_ROUTE_PATHS: readonly string[] = fixedRoutePaths();
 
 function servedAuth(auth: DeclaredAuth, deps: RouteDeps): RouteAuth {

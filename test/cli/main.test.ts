@@ -67,6 +67,15 @@ describe('short commands', () => {
     expect(result.stderr).toMatch(/--config FILE.*FLUSSONIC_EXPORTER_CONFIG.*--demo/);
   });
 
+  test('a --web.telemetry-path that is no clean path, or that another route takes: exit 2, one line naming the flag', async () => {
+    for (const path of ['//m', '/events/edge-1']) {
+      const result = await runToExit(['--demo', '--web.telemetry-path', path]);
+      expect(result.code, path).toBe(2);
+      expect(result.stderr.trimEnd().split('\n'), path).toHaveLength(1);
+      expect(result.stderr, path).toContain(`--web.telemetry-path: must be a path like /metrics`);
+    }
+  });
+
   test('an unknown option: exit 2 with a one-line reason', async () => {
     const result = await runToExit(['--conifg', 'x.yaml']);
     expect(result.code).toBe(2);

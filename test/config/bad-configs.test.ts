@@ -46,6 +46,8 @@ const BAD: readonly BadCase[] = [
   { what: 'listen port out of range', yaml: `${SERVER}listen_address: ":70000"\n`, path: 'listen_address', message: /^port 70000 is out of range/ },
   { what: 'metrics path without slash', yaml: `${SERVER}metrics_path: metrics\n`, path: 'metrics_path', message: /^must be a path like \/metrics/ },
   { what: 'metrics path on the health endpoint', yaml: `${SERVER}metrics_path: /-/healthy\n`, path: 'metrics_path', message: /other than/ },
+  { what: 'metrics path with an empty segment', yaml: `${SERVER}metrics_path: //m\n`, path: 'metrics_path', message: /^must be a path like \/metrics: "\/" then segments .*; got "\/\/m"$/ },
+  { what: 'metrics path an event sink would take', yaml: `${SERVER}metrics_path: /events/edge-1\n`, path: 'metrics_path', message: /, which the route \/events\/:server takes$/ },
   { what: 'workers negative', yaml: `workers: -1\n${SERVER}`, path: 'workers', message: /^must be between 0 and 256, got -1$/ },
   { what: 'workers too many', yaml: `workers: 257\n${SERVER}`, path: 'workers', message: /^must be between 0 and 256, got 257$/ },
   { what: 'page size zero', yaml: `${SERVER}    page_size: 0\n`, path: 'servers[0].page_size', message: /^must be between 1 and 100000, got 0$/ },

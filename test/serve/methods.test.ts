@@ -1,7 +1,8 @@
 /**
  * Every method other than GET and HEAD on a known path answers 405 with `Allow: GET, HEAD`
- * (TRACE and PROPFIND answered 404), decided in one global hook from the route table's entries.
- * And --web.max-requests: concurrent scrapes beyond it get 503.
+ * (TRACE and PROPFIND too, which fastify does not route by itself), decided in one global hook
+ * from the route table's entry of the route fastify matched, however its path is spelled. And
+ * --web.max-requests: concurrent scrapes beyond it get 503, whatever the spelling of the path.
  */
 import { connect } from 'node:net';
 import Fastify from 'fastify';
@@ -16,10 +17,11 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
-/** One raw HTTP/1.1 request (any method token), the status line and headers of the answer. */
+/** One raw HTTP/1.1 request (any method token), the status line and headers of the answer (status 0: none within 5 s). */
 function raw(port: number, method: string, path: string): Promise<{ status: number; head: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.setTimeout(5000, () => socket.destroy());
       socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     });
     let text = '';
@@ -50,6 +52,12 @@ describe('405 with Allow: GET, HEAD', () => {
       }
       expect((await raw(port, 'GET', path)).status, path).toBe(200);
       expect((await raw(port, 'HEAD', path)).status, path).toBe(200);
+    }
+    // The path fastify routes, however it is spelled.
+    for (const path of ['/metric%73', '/%6detrics', 'http://x/metrics', '/metrics#']) {
+      const res = await raw(port, 'POST', path);
+      expect(res.status, `POST ${path}`).toBe(405);
+      expect(res.head, `POST ${path}`).toContain('\r\nallow: get, head');
     }
     // Unknown paths stay 404 whatever the method.
     expect((await raw(port, 'PROPFIND', '/nope')).status).toBe(404);
@@ -96,6 +104,29 @@ describe('--web.max-requests', () => {
       gates.splice(0).forEach((release) => release());
       expect([(await second).status, (await fourth).status]).toEqual([200, 200]);
     } finally {
+      await app.close();
+    }
+  });
+
+  test('the cap counts the route fastify runs, however its path is spelled', async () => {
+    const app = Fastify();
+    installGuards(app, { webConfig: () => NO_WEB_CONFIG, routes: [entry('/metrics', true)], maxRequests: 1 });
+    const gates: (() => void)[] = [];
+    app.get('/metrics', () => new Promise<string>((resolve) => gates.push(() => resolve('m 1\n'))));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const port = (app.server.address() as { port: number }).port;
+      const held = fetch(`http://127.0.0.1:${port}/metrics`);
+      while (gates.length < 1) await new Promise((resolve) => setImmediate(resolve));
+      // Percent-encoded, absolute-form and with a fragment: each is the metrics route, and refused.
+      for (const path of ['/metrics', '/metric%73', '/%6detrics', 'http://x/metrics', '/metrics#', '/metrics?x=1']) {
+        expect((await raw(port, 'GET', path)).status, path).toBe(503);
+      }
+      expect(gates.length).toBe(1);
+      gates.shift()!();
+      expect((await held).status).toBe(200);
+    } finally {
+      gates.splice(0).forEach((release) => release());
       await app.close();
     }
   });

@@ -4,10 +4,10 @@
  * route added to the table shows up in each of them, and fleet routes exist only with a fleet.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { validateConfig } from '../../src/config/index.js';
+import type { FastifyInstance } from 'fastify';
+import { metricsPathProblem, validateConfig } from '../../src/config/index.js';
 import type { FleetView } from '../../src/fleet/fleet.js';
-import { addRoutes, buildApp } from '../../src/serve/app.js';
+import { buildApp } from '../../src/serve/app.js';
 import type { GuardOptions } from '../../src/serve/guards.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { FIXED_ROUTE_PATHS, fixedRoutePaths, ROUTE_TABLE, servedRoutes, type RouteDeclaration } from '../../src/serve/routes.js';
@@ -44,16 +44,9 @@ function deps(options: { fleet?: FleetView; metricsPath?: string } = {}) {
   };
 }
 
-/** The exporter's app (buildApp) for its own table; the same parts composed for another table. */
+/** The exporter's app (buildApp) for a table. */
 function app(table: readonly RouteDeclaration[], fleet?: FleetView, guards?: Omit<GuardOptions, 'routes'>): FastifyInstance {
-  const appDeps = deps(fleet ? { fleet } : {});
-  let built: FastifyInstance;
-  if (table === ROUTE_TABLE && !guards) {
-    built = buildApp(appDeps);
-  } else {
-    built = Fastify();
-    addRoutes(built, servedRoutes(appDeps, table), guards);
-  }
+  const built = buildApp({ ...deps(fleet ? { fleet } : {}), ...(guards ? { guards } : {}) }, table);
   apps.push(built);
   return built;
 }
@@ -94,12 +87,29 @@ describe('the route table', () => {
     const served = app(ROUTE_TABLE, FLEET);
     expect(FIXED_ROUTE_PATHS.length).toBe(ROUTE_TABLE.length - 1);
     for (const path of FIXED_ROUTE_PATHS) {
-      expect(metricsPathRejected(path, FIXED_ROUTE_PATHS), path).toContain(`other than ${FIXED_ROUTE_PATHS.join(' ')}; got ${JSON.stringify(path)}`);
-      if (path !== '/') expect(metricsPathRejected(`${path}/`, FIXED_ROUTE_PATHS), `${path}/`).toContain('other than');
+      // `/` and `/events/:server` are no clean paths to begin with.
+      const clean = /^(?:\/[\w.~-]+)+$/.test(path);
+      expect(metricsPathRejected(path, FIXED_ROUTE_PATHS), path).toContain(clean ? `other than ${FIXED_ROUTE_PATHS.join(' ')}; got ${JSON.stringify(path)}` : 'must be a path like /metrics: "/" then segments');
+      expect(metricsPathRejected(`${path}/`, FIXED_ROUTE_PATHS), `${path}/`).toContain('must be a path like /metrics');
       const res = await served.inject({ method: 'PUT', url: path });
       const allow = ROUTE_TABLE.find((r) => r.path === path)!.methods.join(', ');
       expect([res.statusCode, res.headers.allow], path).toEqual([405, allow]);
     }
+  });
+
+  test('metrics_path is refused exactly where the router would run another route, parametric ones included', async () => {
+    const served = app([...ROUTE_TABLE, EXTRA], FLEET);
+    await served.ready();
+    const reserved = fixedRoutePaths([...ROUTE_TABLE, EXTRA]);
+    const candidates = ['/events/edge-1', '/events/x.y', '/events/a/b', '/events', '/eventsx', '/probe', '/probe/x', '/sd', '/SD', '/-/ready', '/-/extra', '/-/extra/x', '/-/x', '/x/metrics', '/a'];
+    for (const path of candidates) {
+      // Every method of a route's path reaches a route (405 for the others): GET asks for any.
+      const routed = served.findRoute({ method: 'GET', url: path }) !== null;
+      expect([path, metricsPathRejected(path, reserved) !== undefined], path).toEqual([path, routed]);
+    }
+    expect(metricsPathRejected('/events/edge-1', reserved)).toContain('got "/events/edge-1", which the route /events/:server takes');
+    // A route path this check could not match as the router does stops it, rather than letting a path through.
+    for (const pattern of ['/files/*', '/a/:b-:c', '/a/:b(\\d+)']) expect(() => metricsPathProblem('/m', [pattern]), pattern).toThrow(/only static and whole-segment :name parts/);
   });
 
   test('the landing page has a line for every route that declares one, in table order', async () => {
