@@ -329,7 +329,7 @@ export const configSchema = (c: SchemaContext) =>
     metrics_path: text()
       .transform((s, ctx) => (metricsPathProblem(s, c.reservedPaths) ? fail(ctx, s, (shown) => metricsPathProblem(s, c.reservedPaths, shown)!) : s))
       .prefault('/metrics')
-      .meta(help('path of the exposition: one clean path like /metrics (no //, trailing /, . or .. segment, ?, # or %) that no other route takes (/, /-/healthy, /events/NAME, ...)')),
+      .meta(help('path of the exposition: one clean path like /metrics (no //, . or .. segment, ?, # or %; a trailing / is ignored) that no other route takes (/, /-/healthy, /events/NAME, ...)')),
     log_level: z.enum(LOG_LEVELS).default('info').meta(help('least severe level logged')),
     poll_interval: POLL_INTERVAL.meta(help('poll interval of every server without its own')),
     workers: int(0, 256).optional().meta(help('worker threads that poll (default: one per core the process may use). 0 polls on the serving thread, for one small server (up to about 1,000 streams): one thread and 15-20 MB less, for about a third more CPU per poll, and a scrape that comes during a poll waits for the poll\'s next pause. Takes effect at the next restart')),

@@ -35,12 +35,13 @@ export function parseExternalAddress(text: string): { readonly address: string }
 /**
  * Why a metrics path is not one (also for --web.telemetry-path), or undefined. It must be one clean
  * absolute path, served and linked as it is written: `/` then segments of unreserved characters,
- * none empty, `.` or `..` (so no `//`, trailing `/`, `?`, `#` or `%`). `reserved`: the paths of
+ * none empty, `.` or `..` (so no `//`, `?`, `#` or `%`), and a trailing `/` if it likes (the
+ * router ignores one). `reserved`: the paths of
  * the other routes, as the router declares them (routePathMatches), none of which may match it.
  */
 export function metricsPathProblem(path: string, reserved: readonly string[], shown: string = JSON.stringify(path)): string | undefined {
-  const clean = /^(?:\/[A-Za-z0-9._~-]+)+$/.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..');
-  if (!clean) return `must be a path like /metrics: "/" then segments of letters, digits, "-", ".", "_" or "~", none empty, "." or ".."; got ${shown}`;
+  const clean = /^(?:\/[A-Za-z0-9._~-]+)+\/?$/.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..');
+  if (!clean) return `must be a path like /metrics: "/" then segments of letters, digits, "-", ".", "_" or "~", none empty, "." or "..", and an optional trailing "/"; got ${shown}`;
   const route = reserved.find((pattern) => routePathMatches(pattern, path));
   if (route !== undefined) return `must be a path like /metrics, other than ${reserved.join(' ')}; got ${shown}${route === path ? '' : `, which the route ${route} takes`}`;
   return undefined;

@@ -118,11 +118,13 @@ describe('the ecosystem flags (exporter-toolkit spelling)', () => {
     bad(['--web.telemetry-path', 'metrics'], /^--web.telemetry-path: must be a path like \/metrics/);
     bad(['--web.telemetry-path', '/-/ready'], /^--web.telemetry-path: must be a path/);
     // One clean absolute path: what is served is what the landing page links (`//m` would be a host).
-    for (const path of ['//m', '/m/', '/a//b', '/./m', '/m/..', '/m?x=1', '/m#x', '/m%2F', '/', '/m n']) bad(['--web.telemetry-path', path], /^--web.telemetry-path: must be a path like \/metrics: "\/" then segments/);
+    for (const path of ['//m', '/m//', '/a//b', '/./m', '/m/..', '/m?x=1', '/m#x', '/m%2F', '/', '/m n']) bad(['--web.telemetry-path', path], /^--web.telemetry-path: must be a path like \/metrics: "\/" then segments/);
     // A path another route would take, parametric ones included.
     bad(['--web.telemetry-path', '/events/edge-1'], /^--web.telemetry-path: must be a path like \/metrics, other than .*\/events\/:server; got "\/events\/edge-1", which the route \/events\/:server takes$/);
     bad(['--web.telemetry-path', '/probe'], /^--web.telemetry-path: must be a path like \/metrics, other than .*; got "\/probe"$/);
-    for (const path of ['/events', '/events/a/metrics', '/probe/metrics', '/-/metrics', '/m.prom', '/.well-known/m']) {
+    // A trailing slash is taken (the router ignores it), so it does not free another route's path.
+    bad(['--web.telemetry-path', '/probe/'], /^--web.telemetry-path: must be a path like \/metrics, other than .*; got "\/probe\/", which the route \/probe takes$/);
+    for (const path of ['/events', '/events/a/metrics', '/probe/metrics', '/-/metrics', '/m.prom', '/.well-known/m', '/metrics/']) {
       expect(parseCli(['--demo', '--web.telemetry-path', path], NO_ENV), path).toMatchObject({ overrides: { metricsPath: path } });
     }
     bad(['--web.max-requests', '0'], /^--web.max-requests: expected a whole number of at least 1, got "0"/);
