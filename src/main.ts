@@ -3,8 +3,8 @@
  * The flussonic-exporter command. Wiring only: arguments, config, logger, exporter, listen,
  * signals. Exit codes: 0 clean stop, 2 bad arguments or config, 1 runtime failure.
  */
-// First: it sets a V8 flag before anything else allocates (src/young-generation.ts).
-import './young-generation.js';
+// First: it sets V8's heap flags before anything else allocates (src/heap-flags.ts).
+import './heap-flags.js';
 import type { Logger } from 'pino';
 import { applyOverrides, failureReport, listenAddresses, listenFailure, parseCli, USAGE, type CliCommand } from './cli.js';
 import { loadConfig, type ExporterConfig } from './config/index.js';

@@ -19,11 +19,19 @@ export function semiSpaceFlagGiven(execArgv: readonly string[] = process.execArg
 }
 
 /**
- * Keeps the serving thread's young generation at its first size (src/young-generation.ts):
+ * Keeps the serving thread's young generation at its first size (src/heap-flags.ts):
  * `--semi-space-growth-factor=1`, unless a semi-space flag was given. Starting a worker thread
  * undoes it (the serving thread's young generation then grew to 32 MiB while it kept objects), so
  * it is set again as each worker comes online (src/lib/worker-thread.ts).
  */
 export function holdServingThreadYoungGeneration(): void {
   if (!semiSpaceFlagGiven()) setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/** The flag and its negation: either one given leaves pretenuring to the user. */
+const PRETENURING_FLAGS = ['--allocation-site-pretenuring', '--no-allocation-site-pretenuring'];
+
+/** `--no-allocation-site-pretenuring` (src/heap-flags.ts says why), unless either form was given. */
+export function allocateYoung(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): void {
+  if (!PRETENURING_FLAGS.some((flag) => nodeFlagGiven(flag, execArgv, nodeOptions))) setFlagsFromString('--no-allocation-site-pretenuring');
 }

@@ -1,6 +1,6 @@
 /**
  * How the command starts a worker thread. Starting one undoes the serving thread's growth factor
- * of 1 (src/young-generation.ts), so it is set again once the thread is online.
+ * of 1 (src/heap-flags.ts), so it is set again once the thread is online.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { holdServingThreadYoungGeneration } from './node-flags.js';

@@ -53,7 +53,7 @@ export const WORKER_SEMI_SPACE_MB = WORKER_YOUNG_GENERATION_MB / 3;
  * Worker threads started from now on have their young generation at full size from the start
  * (V8's `--min-semi-space-size`). The flag is the process's, read as each thread's heap is set
  * up: the serving thread's heap was set up as the process started and keeps its size
- * (src/young-generation.ts). A semi-space flag given to node leaves the sizing to V8 and that flag.
+ * (src/heap-flags.ts). A semi-space flag given to node leaves the sizing to V8 and that flag.
  */
 export function startWorkerYoungGenerationsFull(): void {
   if (!semiSpaceFlagGiven()) setFlagsFromString(`--min-semi-space-size=${WORKER_SEMI_SPACE_MB}`);

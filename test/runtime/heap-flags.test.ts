@@ -1,7 +1,8 @@
 /**
- * The young generation of the command's serving thread does not grow (src/young-generation.ts),
+ * The young generation of the command's serving thread does not grow (src/heap-flags.ts),
  * and a poll worker's starts at its full size (src/threads/channels.ts), unless a semi-space flag
- * was given; the flags given are found on the node command line and in NODE_OPTIONS.
+ * was given; no thread pretenures by allocation site, unless a pretenuring flag was given; the
+ * flags given are found on the node command line and in NODE_OPTIONS.
  */
 import { execFileSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
@@ -11,7 +12,7 @@ import { nodeFlagGiven } from '../../src/lib/node-flags.js';
 import { WORKER_SEMI_SPACE_MB } from '../../src/threads/channels.js';
 
 const dist = (file: string) => pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), '../../dist', file)).href;
-const MODULE = dist('young-generation.js');
+const MODULE = dist('heap-flags.js');
 const CHANNELS = dist('threads/channels.js');
 
 /** Script text: the new space's size (MiB) of the heap of the thread that runs it. */
@@ -100,6 +101,38 @@ describe('young generation', () => {
     expect(youngGenerationMb(true, ['--semi-space-growth-factor=2'])).toBeGreaterThanOrEqual(8);
     expect(youngGenerationMb(true, [], '--max-semi-space-size=8')).toBeGreaterThanOrEqual(8);
   }, 60_000);
+});
+
+/**
+ * V8's pretenuring decisions (`--trace-pretenuring-statistics` prints one line per allocation site
+ * it weighs) in a new node process whose serving thread and a worker thread started after it each
+ * keep 2,000,000 objects made at one site; with `load`, after importing the built module first.
+ */
+function pretenuringDecisions(load: boolean, nodeFlags: readonly string[] = []): number {
+  const keep = `const keep = []; const make = (i) => ({ a: i, b: i + 1 }); for (let i = 0; i < 2000000; i++) keep.push(make(i));`;
+  const script = `${load ? `await import(${JSON.stringify(MODULE)});` : ''}
+    const { Worker } = await import('node:worker_threads');
+    const worker = new Worker(${JSON.stringify(`${keep} process.getBuiltinModule('node:worker_threads').parentPort.postMessage(keep.length);`)}, { eval: true });
+    await new Promise((resolve) => worker.once('message', resolve));
+    ${keep}
+    await worker.terminate();`;
+  const out = execFileSync(process.execPath, ['--trace-pretenuring-statistics', ...nodeFlags, '--input-type=module', '-e', script], { env: { ...process.env, NODE_OPTIONS: '' }, encoding: 'utf8', timeout: 30_000 });
+  return out.split('\n').filter((line) => line.includes('pretenuring: AllocationSite')).length;
+}
+
+describe('allocation-site pretenuring', () => {
+  const baseline = pretenuringDecisions(false);
+
+  it.skipIf(baseline === 0)('is off in every thread of a process that loaded the module', () => {
+    expect(pretenuringDecisions(true)).toBe(0);
+  }, 60_000);
+
+  it.skipIf(baseline === 0)('is the user’s when a pretenuring flag was given', () => {
+    expect(pretenuringDecisions(true, ['--allocation-site-pretenuring'])).toBeGreaterThan(0);
+  }, 60_000);
+
+  // A V8 that prints no statistics leaves nothing to compare with (the tests above skip).
+  if (baseline === 0) console.log('allocation-site pretenuring: this node prints no pretenuring statistics; its tests skip');
 });
 
 describe('node flags given', () => {
