@@ -31,7 +31,7 @@ export const SESSION_SECONDS: RangedField = Object.freeze({ type: 'integer', for
 /** An event id the dedup window can hold exactly. */
 const EVENT_ID: RangedField = Object.freeze({ type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER });
 
-/** The fields every event may carry (the schemas' `event_default`); `utc_ms` is not read. */
+/** The fields every event may carry (the schemas' `event_default`); `utc_ms` is read of run starts only (dedup.ts). */
 export const COMMON_FIELDS: Readonly<Record<string, Field>> = Object.freeze({ event_id: EVENT_ID, utc_ms: 'integer' });
 
 /** The fields read of the kinds the receiver counts beyond `flussonic_events_total`. */

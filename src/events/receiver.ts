@@ -13,7 +13,7 @@ import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
 import type { DeflatedPiece } from '../render/gzip-stream.js';
 import { mayExceed, truncateLabelValue } from '../render/label-cap.js';
 import { prepareJoined } from '../render/prepare.js';
-import { DedupWindow } from './dedup.js';
+import { DedupWindow, runStartIdentity } from './dedup.js';
 import { COUNTED_KINDS, PROTOCOLS, shapeProblem } from './kinds.js';
 import { eventsSource, Histogram, KIND_INDEX, OTHER_INDEX, ServerEvents, StreamEvents, type RejectReason } from './store.js';
 
@@ -170,7 +170,7 @@ export class EventsReceiver {
         continue;
       }
       if (id == null) s.withoutId++;
-      else if (!k.dedup.admit(id as number, RUN_START.has(kind))) {
+      else if (!k.dedup.admit(id as number, RUN_START.has(kind) ? runStartIdentity(kind, e.utc_ms, e.instance_id) : undefined)) {
         s.duplicates++;
         continue;
       }

@@ -210,6 +210,30 @@ describe('events from the simulator to a real exporter', () => {
     expect(count(after, 'flussonic_exporter_events_duplicate_total', { server: SERVER }) - count(before, 'flussonic_exporter_events_duplicate_total', { server: SERVER })).toBe(batchEvents);
   });
 
+  it('counts every event of the run after a restart, whose ids start over below the last run\'s', async () => {
+    const { sim, exporter, base } = await start();
+    sim.sinks.put(SINK, { url: sinkUrl(base) });
+    const stream = aliveStream(sim);
+    await exporter.pollOnce(SERVER);
+    for (let i = 0; i < 3; i++) {
+      sim.world.streams.dropSource(stream, 1000);
+      await advance(sim, 2000);
+    }
+    sim.restart(); // server_started with event_id 1 and a new instance_id; the ids of this run are below the last one's
+    await advance(sim, 1000);
+    sim.world.streams.dropSource(stream, 1000);
+    await advance(sim, 2000);
+
+    const text = await metrics(base);
+    const state = sim.sinks.state(SINK);
+    expect(state).toMatchObject({ queued: 0, failures: 0, lastStatus: 200 });
+    expect(value(text, 'flussonic_events_total', { server: SERVER, event: 'server_started' })).toBe(1);
+    expect(value(text, 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(4);
+    expect(count(text, 'flussonic_exporter_events_duplicate_total', { server: SERVER })).toBe(0);
+    const counted = samples(text, 'flussonic_events_total', { server: SERVER }).reduce((sum, s) => sum + s.value, 0);
+    expect(counted).toBe(state.confirmedEvents);
+  });
+
   it('a batch refused with 500 is sent again and counted once', async () => {
     const { sim, base, proxy, stream } = await startBehindProxy('refuse');
 
