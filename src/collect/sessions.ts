@@ -10,7 +10,8 @@
  *   - a known id adds the growth of its `bytes` (a shrinking value adds 0 and becomes the new base);
  *   - an id that got `closed_at`, or that is no longer listed, is counted in
  *     `flussonic_sessions_closed_total` and its lifetime goes into `flussonic_session_duration_seconds`
- *     (`closed_at`, else the time of the last poll that listed it, minus `opened_at`).
+ *     (`closed_at`, else the time of the last poll that listed it, minus `opened_at`); a timestamp
+ *     outside Unix ms 10^12 to 10^13 is not observed and is counted as an invalid value.
  * A session that opened and closed between two polls is never seen (HELP and docs/cardinality.md say so).
  *
  * A failed poll changes nothing: the walk only writes "pending" fields stamped with the poll's
@@ -24,6 +25,7 @@
  * forever. A group with a session listed is never stale.
  */
 import { byDefault, core, defineFamilies } from '../families/define.js';
+import { SESSION_SECONDS_RANGE, SESSION_UTC_MS_RANGE, type RangedFamily } from '../families/ranges.js';
 import { byKeyOf, DurationHistogram, SESSION_DURATION_BUCKETS, GroupIndex, GroupTable, groupKey, isKeyOf, mergeSorted, valuesOfKey } from './sessions-groups.js';
 import { SessionIds } from './session-ids.js';
 import { FILTER_NONE, fieldOf, filterId, MUTABLE_FIELDS, sessionsSelect } from './sessions-select.js';
@@ -56,6 +58,13 @@ export const SESSION_FAMILIES = defineFamilies(
   ['duration'],
 );
 const { sessions: SESSIONS, opened: OPENED, closed: CLOSED, sentBytes: SENT_BYTES, duration: DURATION } = SESSION_FAMILIES;
+/**
+ * What feeds the duration histogram, each checked against its valid range before it is added (the
+ * event sink's play_closed has the same ranges): a value outside is not used and is counted in
+ * flussonic_exporter_invalid_values_total{family="flussonic_session_duration_seconds"}.
+ */
+const SESSION_TIME: RangedFamily = { name: DURATION.name, range: SESSION_UTC_MS_RANGE };
+const SESSION_LENGTH: RangedFamily = { name: DURATION.name, range: SESSION_SECONDS_RANGE };
 
 export interface SessionsCollectorOptions {
   /** Unix ms "now", for the lifetime of sessions that vanish without `closed_at`. Default Date.now. */
@@ -114,7 +123,7 @@ export class SessionsCollector implements Collector {
     for await (const page of ctx.client.walk('/sessions', this.walkOptions, ctx.signal)) {
       for (let i = 0; i < page.length; i++) this.see(page[i]!, generation, ctx.out);
     }
-    this.commit(generation, pollAtMs);
+    this.commit(generation, pollAtMs, ctx.out);
     this.withdrawStale(pollAtMs - ctx.config.staleAfterMs);
     this.write(ctx.out);
   }
@@ -257,7 +266,7 @@ export class SessionsCollector implements Collector {
   }
 
   /** Applies a completed walk: counters, gauges, histograms, and forgets sessions no longer listed. */
-  private commit(generation: number, pollAtMs: number): void {
+  private commit(generation: number, pollAtMs: number, out: SeriesWriter): void {
     const g = this.groupTable;
     if (this.freshGroups.size > 0) {
       for (const group of this.freshGroups.values()) this.groups.add(group);
@@ -272,7 +281,7 @@ export class SessionsCollector implements Collector {
       if (!this.tracked.has(slot)) continue;
       if (t.seenIn(slot) !== generation) {
         // Not listed any more: it closed some time after the last poll that listed it.
-        if (!t.closed(slot)) this.close(slot, t.group(slot), this.lastPollAtMs);
+        if (!t.closed(slot)) this.close(slot, t.group(slot), this.lastPollAtMs, false, out);
         this.tracked.remove(slot);
         t.release(slot);
         continue;
@@ -286,7 +295,7 @@ export class SessionsCollector implements Collector {
       if (t.closed(slot)) continue;
       const closedAtMs = t.nextClosedAtMs(slot);
       if (Number.isNaN(closedAtMs)) g.open[group]!++;
-      else this.close(slot, group, closedAtMs);
+      else this.close(slot, group, closedAtMs, true, out);
     }
 
     for (const [id, slot] of this.fresh) {
@@ -297,7 +306,7 @@ export class SessionsCollector implements Collector {
       t.commit(slot);
       const closedAtMs = t.nextClosedAtMs(slot);
       if (Number.isNaN(closedAtMs)) g.open[group]!++;
-      else this.close(slot, group, closedAtMs);
+      else this.close(slot, group, closedAtMs, true, out);
       this.tracked.add(id, slot);
     }
     this.fresh = new Map();
@@ -327,7 +336,12 @@ export class SessionsCollector implements Collector {
     return this.groups.size;
   }
 
-  private close(slot: number, group: number, endMs: number): void {
+  /**
+   * Counts the session closed and observes its lifetime: `endMs` is its `closed_at` (`upstream`) or
+   * the time of the last poll that listed it. A timestamp of the upstream or a lifetime outside its
+   * range is counted (SESSION_TIME, SESSION_LENGTH) and not observed; the close still counts.
+   */
+  private close(slot: number, group: number, endMs: number, upstream: boolean, out: SeriesWriter): void {
     const t = this.table;
     t.setClosed(slot);
     this.groupTable.closed[group]!++;
@@ -335,12 +349,17 @@ export class SessionsCollector implements Collector {
     const openedAtMs = t.openedAtMs(slot);
     if (Number.isNaN(openedAtMs) || Number.isNaN(endMs)) return;
     const proto = t.proto(slot);
+    const labels = [proto];
+    if (!out.checks.accept(SESSION_TIME, openedAtMs, labels)) return;
+    if (upstream && !out.checks.accept(SESSION_TIME, endMs, labels)) return;
+    const seconds = Math.max(0, (endMs - openedAtMs) / 1000);
+    if (!out.checks.accept(SESSION_LENGTH, seconds, labels)) return;
     let h = this.histograms.get(proto);
     if (h === undefined) {
       h = new DurationHistogram();
       this.histograms.set(proto, h);
     }
-    h.observe(Math.max(0, (endMs - openedAtMs) / 1000));
+    h.observe(seconds);
   }
 }
 

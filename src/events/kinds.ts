@@ -11,6 +11,8 @@
  * become negative, infinite or absurd.
  */
 
+import { SESSION_SECONDS_RANGE, SESSION_UTC_MS_RANGE } from '../families/ranges.js';
+
 export type FieldType = 'string' | 'integer' | 'number' | 'object';
 
 /** A number with the valid range of its `format` (both ends included). */
@@ -24,14 +26,14 @@ export interface RangedField {
 
 export type Field = FieldType | RangedField;
 
-/** Unix time in milliseconds (`utc_ms`) of a session: the API description's limits, 10^12 to 10^13 (2001 to 2286). */
-export const SESSION_UTC_MS: RangedField = Object.freeze({ type: 'number', format: 'utc_ms', min: 1e12, max: 1e13 });
-/** Whole seconds a session lasted: at most the span of its timestamps' bounds. */
-export const SESSION_SECONDS: RangedField = Object.freeze({ type: 'integer', format: 'seconds', min: 0, max: (SESSION_UTC_MS.max - SESSION_UTC_MS.min) / 1000 });
+/** Unix time in milliseconds (`utc_ms`) of a session: the range the polled sessions check too (ranges.ts). */
+export const SESSION_UTC_MS: RangedField = Object.freeze({ type: 'number', format: 'utc_ms', ...SESSION_UTC_MS_RANGE });
+/** Whole seconds a session lasted: the range the polled sessions check too (ranges.ts). */
+export const SESSION_SECONDS: RangedField = Object.freeze({ type: 'integer', format: 'seconds', ...SESSION_SECONDS_RANGE });
 /** An event id the dedup window can hold exactly. */
 const EVENT_ID: RangedField = Object.freeze({ type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER });
 
-/** The fields every event may carry (the schemas' `event_default`); `utc_ms` is not read. */
+/** The fields every event may carry (the schemas' `event_default`); `utc_ms` is read of run starts only (dedup.ts). */
 export const COMMON_FIELDS: Readonly<Record<string, Field>> = Object.freeze({ event_id: EVENT_ID, utc_ms: 'integer' });
 
 /** The fields read of the kinds the receiver counts beyond `flussonic_events_total`. */

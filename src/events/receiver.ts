@@ -13,12 +13,13 @@ import { DEFAULT_MAX_LABEL_VALUE_BYTES } from '../config/bounds.js';
 import type { DeflatedPiece } from '../render/gzip-stream.js';
 import { mayExceed, truncateLabelValue } from '../render/label-cap.js';
 import { prepareJoined } from '../render/prepare.js';
-import { DedupWindow } from './dedup.js';
+import { compileStreamFilter } from '../lib/name-pattern.js';
+import { DedupWindow, runStartIdentity } from './dedup.js';
 import { COUNTED_KINDS, PROTOCOLS, shapeProblem } from './kinds.js';
 import { eventsSource, Histogram, KIND_INDEX, OTHER_INDEX, ServerEvents, StreamEvents, type RejectReason } from './store.js';
 
-/** What the receiver needs of a server it knows (configured or discovered). */
-export type SinkServer = Pick<ServerConfig, 'name' | 'maxLabelValueBytes' | 'staleAfterMs'> & { readonly eventsSecret?: string };
+/** What the receiver needs of a server it knows (configured or discovered); no `streams`: every stream passes. */
+export type SinkServer = Pick<ServerConfig, 'name' | 'maxLabelValueBytes' | 'staleAfterMs'> & Partial<Pick<ServerConfig, 'streams'>> & { readonly eventsSecret?: string };
 
 export type AuthOutcome = 'ok' | 'unknown' | 'denied';
 
@@ -33,6 +34,8 @@ interface Known {
   readonly digest: Buffer | undefined;
   readonly events: ServerEvents;
   readonly dedup: DedupWindow;
+  /** The server's stream filter (`streams.include` / `exclude`), as the streams collector applies it. */
+  readonly passes: (stream: string) => boolean;
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -58,11 +61,12 @@ export class EventsReceiver {
     for (const server of servers) {
       const had = this.known.get(server.name);
       const d = server.eventsSecret === undefined ? undefined : digest(server.eventsSecret);
+      const passes = compileStreamFilter(server.streams ?? {});
       if (had && had.server.eventsSecret === server.eventsSecret && had.server.maxLabelValueBytes === server.maxLabelValueBytes) {
-        this.known.set(server.name, { ...had, server });
+        this.known.set(server.name, { ...had, server, passes });
         continue;
       }
-      this.known.set(server.name, { server, digest: d, events: had?.events ?? new ServerEvents(), dedup: had?.dedup ?? new DedupWindow(this.config.dedupWindow) });
+      this.known.set(server.name, { server, digest: d, events: had?.events ?? new ServerEvents(), dedup: had?.dedup ?? new DedupWindow(this.config.dedupWindow), passes });
     }
     this.version++;
   }
@@ -170,13 +174,14 @@ export class EventsReceiver {
         continue;
       }
       if (id == null) s.withoutId++;
-      else if (!k.dedup.admit(id as number, RUN_START.has(kind))) {
+      else if (!k.dedup.admit(id as number, RUN_START.has(kind) ? runStartIdentity(kind, e.utc_ms, e.instance_id) : undefined)) {
         s.duplicates++;
         continue;
       }
       s.kinds[KIND_INDEX.get(kind) ?? OTHER_INDEX]!++;
       if (fields === undefined) continue;
-      const media = typeof e.media === 'string' && e.media !== '' ? (mayExceed(e.media, cap) ? truncateLabelValue(e.media, cap) : e.media) : undefined;
+      // A stream the server's stream filter keeps out gets no series: its events count in the server's totals only.
+      const media = typeof e.media === 'string' && e.media !== '' && k.passes(e.media) ? (mayExceed(e.media, cap) ? truncateLabelValue(e.media, cap) : e.media) : undefined;
       switch (kind) {
         case 'source_closed':
           if (media !== undefined) this.stream(s, media, now).sourceLost++;

@@ -33,6 +33,14 @@ const TIMESTAMP: ValueRange = Object.freeze({ min: TIMESTAMP_MIN_SECONDS, max: I
 /** A device temperature: at or above freezing (no GPU runs colder), below any chip's shutdown point. */
 const DEVICE_CELSIUS: ValueRange = Object.freeze({ min: 0, max: 150 });
 
+/**
+ * A session's `opened_at` / `closed_at` (Unix ms, `utc_ms`): the API description's limits, 10^12 to
+ * 10^13 (2001 to 2286). Both the polled sessions and the event sink's play_closed read them.
+ */
+export const SESSION_UTC_MS_RANGE: ValueRange = Object.freeze({ min: 1e12, max: 1e13 });
+/** Whole seconds a session lasted: at most the span of its timestamps' bounds. */
+export const SESSION_SECONDS_RANGE: ValueRange = Object.freeze({ min: 0, max: (SESSION_UTC_MS_RANGE.max - SESSION_UTC_MS_RANGE.min) / 1000 });
+
 /** The range the unit a family's name ends in gives; never negative. */
 export function rangeFor(name: string): ValueRange {
   if (name.endsWith('_info')) return INFO;

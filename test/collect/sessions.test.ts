@@ -469,6 +469,42 @@ describe('a session listed on two pages of one walk', () => {
   });
 });
 
+describe('a session whose timestamps are outside their valid range (Unix ms 10^12 to 10^13)', () => {
+  it('is counted closed without its lifetime: the histogram stays finite and exported, the values are counted as invalid', async () => {
+    const T = 1_767_225_600_000;
+    const session = (id: string, more: Doc) => ({ id, name: 'tv', proto: 'hls', bytes: 1, ...more });
+    const good = session('good', { opened_at: T, closed_at: T + 60_000 });
+    // A pair whose difference overflows to +Inf, a closed_at past 2286, an opened_at in seconds (gone by the second poll).
+    const pair = session('pair', { opened_at: -1e308, closed_at: 1e308 });
+    const late = session('late', { opened_at: T, closed_at: 1e300 });
+    const seconds = session('seconds', { opened_at: T / 1000 });
+    const polls = [[good, pair, late, seconds], [good, pair, late]];
+    const upstream = await startScripted((_req, i) => ({ json: { sessions: polls[Math.min(i, polls.length - 1)], next: null } }));
+    const config = serverConfig(SERVER, upstream.url, {});
+    const client = new FlussonicClient({ config, stats: new SelfMetrics({ version: 'test', defaultMetrics: false }).apiStats(SERVER), retryBackoffMs: 1 });
+    try {
+      const collector = createSessionsCollector({ now: () => T + 120_000 });
+      const invalid: (number | undefined)[] = [];
+      for (let poll = 0; poll < 3; poll++) {
+        const out = new SeriesWriter([['server', SERVER]]);
+        await collector.collect({ client, config, signal: AbortSignal.timeout(10_000), log: pino({ level: 'silent' }), out });
+        invalid.push(out.checks.byFamily.get('flussonic_session_duration_seconds'));
+        expect(out.checks.mostlyInvalid).toBe(false);
+        const text = render(out);
+        const hls = { server: SERVER, proto: 'hls' };
+        expect(samples(text, 'flussonic_session_duration_seconds_sum', hls).map((x) => x.value), `poll ${poll}`).toEqual([60]);
+        expect(samples(text, 'flussonic_session_duration_seconds_count', hls).map((x) => x.value)).toEqual([1]);
+        expect(samples(text, 'flussonic_sessions_closed_total', { server: SERVER, stream: 'tv', proto: 'hls' }).map((x) => x.value)).toEqual([poll === 0 ? 3 : 4]);
+      }
+      // Each bad session once, when it closes: pair (opened_at) and late (closed_at) at the first poll, seconds (opened_at) when it is gone.
+      expect(invalid).toEqual([2, 1, undefined]);
+    } finally {
+      await client.destroy();
+      await upstream.close();
+    }
+  });
+});
+
 describe('a session whose grouping values change while it lives (dvr, manifest_type)', () => {
   it('moves to its new group: gauge and byte growth there, its opening stays where it was counted', async () => {
     const session = (id: string, manifest: string, bytes: number) => ({ id, name: 'tv', proto: 'hls', manifest_type: manifest, bytes, opened_at: 1_767_225_600_000 });

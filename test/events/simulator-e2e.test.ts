@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
+import type { ServerConfig } from '../../src/config/types.js';
 import { createExporter, type Exporter } from '../../src/exporter.js';
 import { captureLogger, eventsConfig, exporterConfig, serverConfig } from '../helpers/runtime.js';
 import { samples, value } from '../helpers/exposition.js';
@@ -41,9 +42,10 @@ afterEach(async () => {
   await world?.exporter.app.close();
 });
 
-async function start(): Promise<World> {
+/** `settings`: the server's config beyond its URL and secret, given the simulator (its streams' names). */
+async function start(settings: (sim: RunningSimulator) => Partial<ServerConfig> = () => ({})): Promise<World> {
   const sim = await startSimulator({ streams: 4, sessions: 0, clock: 'manual', churn: false, seed: 7, shape: 'flat', catenaHistory: false });
-  const config = exporterConfig([serverConfig(SERVER, sim.url, { eventsSecret: SECRET })], { events: EVENTS, workers: 1 });
+  const config = exporterConfig([serverConfig(SERVER, sim.url, { eventsSecret: SECRET, ...settings(sim) })], { events: EVENTS, workers: 1 });
   const exporter = createExporter({ config, logger: captureLogger().logger, version: 'test' });
   const base = await exporter.app.listen({ host: '127.0.0.1', port: 0 });
   opened.world = { sim, exporter, base };
@@ -208,6 +210,57 @@ describe('events from the simulator to a real exporter', () => {
       expect(count(after, 'flussonic_events_total', { server: SERVER, event }) - count(before, 'flussonic_events_total', { server: SERVER, event })).toBe(1);
     }
     expect(count(after, 'flussonic_exporter_events_duplicate_total', { server: SERVER }) - count(before, 'flussonic_exporter_events_duplicate_total', { server: SERVER })).toBe(batchEvents);
+  });
+
+  it('counts every event of the run after a restart, whose ids start over below the last run\'s', async () => {
+    const { sim, exporter, base } = await start();
+    sim.sinks.put(SINK, { url: sinkUrl(base) });
+    const stream = aliveStream(sim);
+    await exporter.pollOnce(SERVER);
+    for (let i = 0; i < 3; i++) {
+      sim.world.streams.dropSource(stream, 1000);
+      await advance(sim, 2000);
+    }
+    sim.restart(); // server_started with event_id 1 and a new instance_id; the ids of this run are below the last one's
+    await advance(sim, 1000);
+    sim.world.streams.dropSource(stream, 1000);
+    await advance(sim, 2000);
+
+    const text = await metrics(base);
+    const state = sim.sinks.state(SINK);
+    expect(state).toMatchObject({ queued: 0, failures: 0, lastStatus: 200 });
+    expect(value(text, 'flussonic_events_total', { server: SERVER, event: 'server_started' })).toBe(1);
+    expect(value(text, 'flussonic_stream_source_lost_total', { server: SERVER, stream })).toBe(4);
+    expect(count(text, 'flussonic_exporter_events_duplicate_total', { server: SERVER })).toBe(0);
+    const counted = samples(text, 'flussonic_events_total', { server: SERVER }).reduce((sum, s) => sum + s.value, 0);
+    expect(counted).toBe(state.confirmedEvents);
+  });
+
+  it('gives a stream the server\'s stream filter keeps out no series, before or after a poll: its events count in the server\'s totals', async () => {
+    const alive = (sim: RunningSimulator) => sim.world.streams.names().filter((n) => (sim.world.streams.get(n)?.stats as { alive?: unknown } | undefined)?.alive === true);
+    const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const { sim, exporter, base } = await start((s) => ({ streams: { exclude: { source: escape(alive(s)[1]!) } } }));
+    const [kept, excluded] = alive(sim) as [string, string];
+    expect(excluded).toBeDefined();
+    sim.sinks.put(SINK, { url: sinkUrl(base) });
+    const lost = (text: string) => samples(text, 'flussonic_stream_source_lost_total', { server: SERVER }).map((x) => x.labels.stream);
+
+    await exporter.pollOnce(SERVER);
+    expect(lost(await metrics(base))).not.toContain(excluded);
+    expect(lost(await metrics(base))).toContain(kept);
+
+    sim.world.streams.dropSource(kept, 2000);
+    sim.world.streams.dropSource(excluded, 2000);
+    await advance(sim, 3000);
+    const afterEvents = await metrics(base);
+    await advance(sim, POLL_MS - 3000);
+    await exporter.pollOnce(SERVER);
+    const afterPoll = await metrics(base);
+    for (const text of [afterEvents, afterPoll]) {
+      expect(text).not.toContain(`stream="${excluded}"`);
+      expect(value(text, 'flussonic_stream_source_lost_total', { server: SERVER, stream: kept })).toBe(1);
+      expect(value(text, 'flussonic_events_total', { server: SERVER, event: 'source_closed' })).toBe(2);
+    }
   });
 
   it('a batch refused with 500 is sent again and counted once', async () => {

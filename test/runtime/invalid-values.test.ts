@@ -90,3 +90,38 @@ describe('upstream values checked against the catalogue', () => {
     expect(failed.length).toBeGreaterThan(0);
   });
 });
+
+describe('a session whose timestamps are outside their valid range', () => {
+  it('is not observed in the duration histogram, which stays exported; counted once under its family, the server up', async () => {
+    const T = sim.now();
+    const extra = [
+      { id: 'zz-good', name: 'x', proto: 'hls', bytes: 1, opened_at: T - 60_000, closed_at: T },
+      // closed_at - opened_at overflows to +Inf.
+      { id: 'zz-pair', name: 'x', proto: 'hls', bytes: 1, opened_at: -1e308, closed_at: 1e308 },
+    ];
+    // The simulator's sessions with two more on the first page.
+    const upstream = await startScripted((req) => async (res) => {
+      const query = new URLSearchParams(req.query).toString();
+      const answer = await fetch(`${sim.url}${req.path}${query ? `?${query}` : ''}`, { signal: AbortSignal.timeout(5000) });
+      const doc = (await answer.json()) as { sessions?: unknown[] };
+      if (req.path.endsWith('/sessions') && req.query.cursor === undefined) doc.sessions = [...(doc.sessions ?? []), ...extra];
+      const body = JSON.stringify(doc);
+      res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    });
+    try {
+      const exporter = createExporter({ config: exporterConfig([serverConfig('edge', upstream.url)]), logger: captureLogger().logger, version: 'test' });
+      running.push(exporter);
+      for (let poll = 0; poll < 2; poll++) {
+        await exporter.pollOnce('edge');
+        const text = (await exporter.app.inject({ method: 'GET', url: '/metrics' })).body;
+        expect(value(text, 'flussonic_up', { server: 'edge' })).toBe(1);
+        expect(value(text, 'flussonic_session_duration_seconds_sum', { server: 'edge', proto: 'hls' })).toBe(60);
+        expect(value(text, 'flussonic_session_duration_seconds_count', { server: 'edge', proto: 'hls' })).toBe(1);
+        expect(value(text, 'flussonic_exporter_invalid_values_total', { server: 'edge', family: 'flussonic_session_duration_seconds' })).toBe(1);
+      }
+    } finally {
+      await upstream.close();
+    }
+  });
+});
