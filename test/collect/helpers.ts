@@ -1,14 +1,18 @@
 /** Shared pieces of the collector mapping tests. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pino from 'pino';
 import { expect } from 'vitest';
 import { mapStream } from '../../src/collect/streams-map.js';
+import { collectStreams } from '../../src/collect/streams.js';
 import type { ServerConfig, StreamFamilySwitches, StreamFilter } from '../../src/config/types.js';
 import { STREAM_FAMILY_GROUPS } from '../../src/config/switches.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
+import { FlussonicClient } from '../../src/flussonic/client.js';
 import { ExpositionCache } from '../../src/serve/exposition.js';
 import { SeriesWriter } from '../../src/render/series.js';
 import { findBinary, promtool } from '../helpers/promtool.js';
+import { NO_STATS, serverConfig } from '../helpers/runtime.js';
 import { REPO_ROOT } from '../helpers/shared.js';
 
 export const SERVER = 'edge-1';
@@ -30,6 +34,23 @@ export function mapStreams(items: readonly JsonObject[], config: StreamConfig = 
   const out = newWriter();
   for (const item of items) mapStream(out, item, config);
   return out;
+}
+
+/**
+ * One poll of the streams collector, every family group on, through the real client from the
+ * server at `url` (the simulator): its exposition, after checking the mapping had no problem.
+ */
+export async function pollStreams(url: string): Promise<string> {
+  const config = serverConfig(SERVER, url, { families: ALL_FAMILIES });
+  const client = new FlussonicClient({ config, stats: NO_STATS, retryBackoffMs: 1 });
+  const out = newWriter();
+  try {
+    await collectStreams({ client, config, signal: AbortSignal.timeout(15_000), log: pino({ level: 'silent' }), out });
+  } finally {
+    await client.close();
+  }
+  expect(out.problems).toEqual([]);
+  return exposition(out);
 }
 
 /** The exposition as served for one target's writer: catalogue order, with HELP and TYPE. */

@@ -4,14 +4,11 @@
  * and on the simulator in both stats shapes through the real client. Expected values are written
  * by hand from the sample files (each comment names the field).
  */
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectStreams, streamsSelect } from '../../src/collect/streams.js';
+import { streamsSelect } from '../../src/collect/streams.js';
 import type { JsonObject } from '../../src/flussonic/api.js';
-import { FlussonicClient } from '../../src/flussonic/client.js';
 import type { SeriesWriter } from '../../src/render/series.js';
 import { startSimulator, type RunningSimulator } from '@flussonic-exporter/simulator';
-import { NO_STATS, serverConfig } from '../helpers/runtime.js';
 import { OPENAPI_23_05, SAMPLES_2021, SAMPLES_2025, sharedFile } from '../helpers/shared.js';
 import {
   ALL_FAMILIES,
@@ -19,12 +16,12 @@ import {
   applySelect,
   expectPromtoolClean,
   exposition,
-  newWriter,
   NO_FILTER,
   readFixture,
   readJson,
   SERVER,
   mapStreams,
+  pollStreams,
   sampleLines,
   type StreamConfig,
 } from './helpers.js';
@@ -185,16 +182,7 @@ for (const shape of ['flat', 'nested'] as const) {
     afterAll(() => sim.close());
 
     async function collect(): Promise<string[]> {
-      const config = serverConfig(SERVER, sim.url, { families: ALL_FAMILIES });
-      const client = new FlussonicClient({ config, stats: NO_STATS, retryBackoffMs: 1 });
-      const out = newWriter();
-      try {
-        await collectStreams({ client, config, signal: AbortSignal.timeout(15_000), log: pino({ level: 'silent' }), out });
-      } finally {
-        await client.close();
-      }
-      expect(out.problems).toEqual([]);
-      const text = exposition(out);
+      const text = await pollStreams(sim.url);
       expect(text).not.toContain('secret-pw');
       return sampleLines(text).filter((l) => l.includes('stream="fo",input="'));
     }

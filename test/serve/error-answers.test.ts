@@ -4,39 +4,12 @@
  * exporter's own is answered 500 and logged, on every route, those that read their body themselves
  * (POST /-/reload) included.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterEach, expect, test } from 'vitest';
-import { buildApp } from '../../src/serve/app.js';
-import { ExpositionCache } from '../../src/serve/exposition.js';
+import { expect, test } from 'vitest';
 import { ROUTE_TABLE, type RouteDeclaration } from '../../src/serve/routes.js';
-import { SelfMetrics } from '../../src/serve/self.js';
-import { captureLogger, type CapturedLog } from '../helpers/runtime.js';
+import { errorLines, testApps } from '../helpers/app.js';
 
-const apps: FastifyInstance[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close()));
-});
-
-function app(table: readonly RouteDeclaration[] = ROUTE_TABLE): { app: FastifyInstance; log: CapturedLog } {
-  const log = captureLogger();
-  const built = buildApp(
-    {
-      logger: log.logger,
-      version: 'test',
-      metricsPath: '/metrics',
-      exposition: new ExpositionCache(),
-      self: new SelfMetrics({ version: 'test', defaultMetrics: false, demo: false }),
-      statuses: () => [],
-      ready: () => true,
-      lifecycle: { enabled: true, reload: () => ({ ok: true }) },
-    },
-    table,
-  );
-  apps.push(built);
-  return { app: built, log };
-}
-
-const errorLines = (log: CapturedLog) => log.entries().filter((e) => typeof e.level === 'number' && e.level >= 50);
+const build = testApps();
+const app = (table: readonly RouteDeclaration[] = ROUTE_TABLE) => build({ lifecycle: { enabled: true, reload: () => ({ ok: true }) } }, table);
 
 test('a body that does not parse is answered 400 and not logged at error level', async () => {
   const { app: served, log } = app();

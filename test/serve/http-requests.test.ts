@@ -4,45 +4,15 @@
  * and its status code, the guards' refusals (401, 405, 503) and the lifecycle's 403 included.
  */
 import bcrypt from 'bcryptjs';
-import type { FastifyInstance } from 'fastify';
-import { afterEach, expect, test } from 'vitest';
-import { buildApp, type AppDeps } from '../../src/serve/app.js';
-import { ExpositionCache } from '../../src/serve/exposition.js';
-import { RENDER_REUSE_MS, SelfMetrics } from '../../src/serve/self.js';
+import { expect, test } from 'vitest';
+import type { AppDeps } from '../../src/serve/app.js';
 import { NO_WEB_CONFIG, type WebConfig } from '../../src/serve/web-config.js';
 import { value } from '../helpers/exposition.js';
-import { captureLogger } from '../helpers/runtime.js';
+import { renderedLater, testApps } from '../helpers/app.js';
 
 const REQUESTS = 'flussonic_exporter_http_requests_total';
-const apps: FastifyInstance[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close()));
-});
-
-function app(guards?: AppDeps['guards']): { app: FastifyInstance; self: SelfMetrics } {
-  const self = new SelfMetrics({ version: 'test', defaultMetrics: false, demo: false });
-  const built = buildApp({
-    logger: captureLogger().logger,
-    version: 'test',
-    metricsPath: '/metrics',
-    exposition: new ExpositionCache(),
-    self,
-    statuses: () => [],
-    ready: () => true,
-    ...(guards ? { guards } : {}),
-  });
-  apps.push(built);
-  return { app: built, self };
-}
-
-/**
- * The self-metrics once the rendering the scrapes made can no longer be reused: a request counted
- * does not mark them changed, so a scrape may show a count up to RENDER_REUSE_MS old.
- */
-async function renderedLater(self: SelfMetrics): Promise<string> {
-  await new Promise((resolve) => setTimeout(resolve, RENDER_REUSE_MS + 20));
-  return self.render();
-}
+const build = testApps();
+const app = (guards?: AppDeps['guards']) => build(guards ? { guards } : {});
 
 test('counts answers by route path and code; unknown paths are one value', async () => {
   const { app: served, self } = app();

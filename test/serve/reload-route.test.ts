@@ -3,34 +3,16 @@
  * XML, JSON that does not parse) it answers 403 without --web.enable-lifecycle and reloads with
  * it; a body over RELOAD_BODY_LIMIT is refused (413). Nothing of it is logged at error level.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, test } from 'vitest';
-import { buildApp } from '../../src/serve/app.js';
-import { ExpositionCache } from '../../src/serve/exposition.js';
+import { describe, expect, test } from 'vitest';
 import { RELOAD_BODY_LIMIT } from '../../src/serve/handlers.js';
-import { SelfMetrics } from '../../src/serve/self.js';
-import { captureLogger, type CapturedLog } from '../helpers/runtime.js';
+import { errorLines, testApps } from '../helpers/app.js';
 
-const apps: FastifyInstance[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close()));
-});
+const build = testApps();
 
-function app(enabled: boolean | undefined): { app: FastifyInstance; log: CapturedLog; reloads: () => number } {
-  const log = captureLogger();
+function app(enabled: boolean | undefined) {
   let reloads = 0;
-  const built = buildApp({
-    logger: log.logger,
-    version: 'test',
-    metricsPath: '/metrics',
-    exposition: new ExpositionCache(),
-    self: new SelfMetrics({ version: 'test', defaultMetrics: false, demo: false }),
-    statuses: () => [],
-    ready: () => true,
-    ...(enabled === undefined ? {} : { lifecycle: { enabled, reload: () => ((reloads += 1), { ok: true }) } }),
-  });
-  apps.push(built);
-  return { app: built, log, reloads: () => reloads };
+  const built = build(enabled === undefined ? {} : { lifecycle: { enabled, reload: () => ((reloads += 1), { ok: true }) } });
+  return { ...built, reloads: () => reloads };
 }
 
 const BODIES: readonly { what: string; headers?: Record<string, string>; payload?: string }[] = [
@@ -41,8 +23,6 @@ const BODIES: readonly { what: string; headers?: Record<string, string>; payload
   { what: 'JSON that does not parse', headers: { 'content-type': 'application/json' }, payload: '{bad' },
   { what: 'no content type', headers: { 'content-length': '3' }, payload: 'abc' },
 ];
-
-const errorLines = (log: CapturedLog) => log.entries().filter((e) => typeof e.level === 'number' && e.level >= 50);
 
 describe('POST /-/reload ignores its body', () => {
   test.each([undefined, false])('lifecycle %s: 403 whatever the body, nothing logged', async (enabled) => {

@@ -3,17 +3,14 @@
  * header, the paths `metrics_path` may not take and the landing page's lines all follow it, so a
  * route added to the table shows up in each of them, and fleet routes exist only with a fleet.
  */
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { metricsPathProblem, validateConfig } from '../../src/config/index.js';
 import type { FleetView } from '../../src/fleet/fleet.js';
-import { buildApp } from '../../src/serve/app.js';
 import type { GuardOptions } from '../../src/serve/guards.js';
-import { ExpositionCache } from '../../src/serve/exposition.js';
 import { FIXED_ROUTE_PATHS, fixedRoutePaths, ROUTE_TABLE, servedRoutes, type RouteDeclaration } from '../../src/serve/routes.js';
-import { SelfMetrics } from '../../src/serve/self.js';
 import { NO_WEB_CONFIG, type WebConfig } from '../../src/serve/web-config.js';
-import { captureLogger } from '../helpers/runtime.js';
+import { testAppDeps, testApps } from '../helpers/app.js';
 
 const FLEET: FleetView = { shard: { shard: 0, totalShards: 1 }, owned: () => [], shardOf: () => 0, describe: () => 'not sharded (one replica): polling 0 of 0 servers' };
 
@@ -26,29 +23,12 @@ const EXTRA: RouteDeclaration = {
   handler: () => (_request, reply) => reply.code(200).send('extra\n'),
 };
 
-const apps: FastifyInstance[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close()));
-});
-
-function deps(options: { fleet?: FleetView; metricsPath?: string } = {}) {
-  return {
-    logger: captureLogger().logger,
-    version: 'test',
-    metricsPath: options.metricsPath ?? '/metrics',
-    exposition: new ExpositionCache(),
-    self: new SelfMetrics({ version: 'test', defaultMetrics: false, demo: false }),
-    statuses: () => [],
-    ready: () => true,
-    ...(options.fleet ? { fleet: options.fleet } : {}),
-  };
-}
+const build = testApps();
+const deps = testAppDeps;
 
 /** The exporter's app (buildApp) for a table. */
 function app(table: readonly RouteDeclaration[], fleet?: FleetView, guards?: Omit<GuardOptions, 'routes'>): FastifyInstance {
-  const built = buildApp({ ...deps(fleet ? { fleet } : {}), ...(guards ? { guards } : {}) }, table);
-  apps.push(built);
-  return built;
+  return build({ ...(fleet ? { fleet } : {}), ...(guards ? { guards } : {}) }, table).app;
 }
 
 function metricsPathRejected(path: string, reserved: readonly string[]): string | undefined {

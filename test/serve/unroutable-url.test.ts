@@ -6,39 +6,17 @@
  */
 import { connect } from 'node:net';
 import bcrypt from 'bcryptjs';
-import type { FastifyInstance } from 'fastify';
-import { afterEach, expect, test } from 'vitest';
-import { buildApp } from '../../src/serve/app.js';
-import { ExpositionCache } from '../../src/serve/exposition.js';
-import { RENDER_REUSE_MS, SelfMetrics } from '../../src/serve/self.js';
+import { expect, test } from 'vitest';
 import { NO_WEB_CONFIG, type WebConfig } from '../../src/serve/web-config.js';
 import { value } from '../helpers/exposition.js';
-import { captureLogger } from '../helpers/runtime.js';
+import { renderedLater, testApps } from '../helpers/app.js';
 
 const REQUESTS = 'flussonic_exporter_http_requests_total';
-const apps: FastifyInstance[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close()));
-});
-
 const WEB: WebConfig = { ...NO_WEB_CONFIG, headers: { 'X-Frame-Options': 'deny' }, users: new Map([['prom', bcrypt.hashSync('right', 4)]]) };
 const RIGHT = `Basic ${Buffer.from('prom:right').toString('base64')}`;
 
-function app(web: WebConfig = WEB): { app: FastifyInstance; self: SelfMetrics } {
-  const self = new SelfMetrics({ version: 'test', defaultMetrics: false, demo: false });
-  const built = buildApp({
-    logger: captureLogger().logger,
-    version: 'test',
-    metricsPath: '/metrics',
-    exposition: new ExpositionCache(),
-    self,
-    statuses: () => [],
-    ready: () => true,
-    guards: { webConfig: () => web, maxRequests: 5 },
-  });
-  apps.push(built);
-  return { app: built, self };
-}
+const build = testApps();
+const app = (web: WebConfig = WEB) => build({ guards: { webConfig: () => web, maxRequests: 5 } });
 
 test('a malformed percent-encoding asks for credentials first, then gets a plain 400 that does not echo the URL', async () => {
   const { app: served } = app();
@@ -65,8 +43,7 @@ test('the answers are counted as path="other"', async () => {
   for (let i = 0; i < 3; i++) expect((await served.inject({ method: 'GET', url: '/%', headers: { authorization: RIGHT } })).statusCode).toBe(400);
   expect((await served.inject({ method: 'GET', url: '/%' })).statusCode).toBe(401);
   expect((await served.inject({ method: 'POST', url: `/events/${'a'.repeat(200)}`, headers: { authorization: RIGHT } })).statusCode).toBe(414);
-  await new Promise((resolve) => setTimeout(resolve, RENDER_REUSE_MS + 20));
-  const text = await self.render();
+  const text = await renderedLater(self);
   expect(value(text, REQUESTS, { path: 'other', code: '400' })).toBe(3);
   expect(value(text, REQUESTS, { path: 'other', code: '401' })).toBe(1);
   expect(value(text, REQUESTS, { path: 'other', code: '414' })).toBe(1);
