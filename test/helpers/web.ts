@@ -14,11 +14,10 @@ import { Agent, request } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/serve/app.js';
 import { BasicAuthChecker } from '../../src/serve/basic-auth.js';
-import { ExpositionCache } from '../../src/serve/exposition.js';
 import { DEFAULT_LIMITS, type HttpLimits } from '../../src/serve/limits.js';
 import { startListeners, type Listeners } from '../../src/serve/listen.js';
-import { SelfMetrics } from '../../src/serve/self.js';
 import { WebConfigSource } from '../../src/serve/web-config-source.js';
+import { testAppDeps } from './app.js';
 import { captureLogger, type CapturedLog } from './runtime.js';
 
 const OPENSSL = '/usr/bin/openssl';
@@ -93,18 +92,14 @@ export async function serve(options: { webConfigFile?: string; limits?: Partial<
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const web = new WebConfigSource(options.webConfigFile, log.logger);
   const auth = new BasicAuthChecker();
-  // Without prom-client's process figures, two scrapes answer the same bytes.
-  const app = buildApp({
-    logger: log.logger,
-    version: 'test',
-    metricsPath: '/metrics',
-    exposition: new ExpositionCache(),
-    self: new SelfMetrics({ version: 'test', defaultMetrics: false }),
-    statuses: () => [],
-    ready: () => true,
-    guards: { webConfig: () => web.current, maxRequests: limits.maxRequests, auth },
-    ...(options.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
-  });
+  // The test defaults have no prom-client process figures: two scrapes answer the same bytes.
+  const app = buildApp(
+    testAppDeps({
+      logger: log.logger,
+      guards: { webConfig: () => web.current, maxRequests: limits.maxRequests, auth },
+      ...(options.healthWithoutAuth ? { healthWithoutAuth: true } : {}),
+    }),
+  );
   await app.ready();
   const listeners = await startListeners({
     handler: app.routing,
