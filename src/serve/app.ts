@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS } from './limits.js';
 import type { RawBodyRoute, RouteDeps, ServedRoute } from './route-types.js';
 import { ROUTE_TABLE, servedRoutes, type RouteDeclaration } from './routes.js';
 import { NO_WEB_CONFIG } from './web-config.js';
+import { plainAnswer } from './plain-answer.js';
 
 export interface AppDeps extends RouteDeps {
   readonly logger: Logger;
@@ -60,7 +61,7 @@ export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], 
     else app.route({ method: [...route.methods], url: route.path, handler: route.handler });
   }
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found\n'));
+  app.setNotFoundHandler((_request, reply) => plainAnswer(reply, 404, 'not found\n'));
   app.setErrorHandler((error, _request, reply) => {
     const given = (error as { statusCode?: unknown }).statusCode;
     const status = typeof given === 'number' && given >= 400 && given < 600 ? given : 500;
@@ -68,7 +69,7 @@ export function addRoutes(app: FastifyInstance, routes: readonly ServedRoute[], 
     // anyone who can reach the port could fill the log. Log the error, not the request: URLs and
     // headers stay out of the logs.
     if (status >= 500) app.log.error({ err: error }, 'request failed');
-    return reply.code(status).type('text/plain; charset=utf-8').send(status < 500 ? 'bad request\n' : 'internal error\n');
+    return plainAnswer(reply, status, status < 500 ? 'bad request\n' : 'internal error\n');
   });
   return refuse;
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FamilyDef } from '../families/define.js';
 import { CATALOGUE } from './catalogue.js';
-import { deflatePiece, finalPiece, gzipMember, joinPieces, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from '../render/gzip-stream.js';
+import { deflatePiece, finalPiece, gzipMember, plainStream, plainText, summarise, type DeflatedPiece, type FinalPiece, type PiecesSummary } from '../render/gzip-stream.js';
 import { familyHeader } from '../render/family-state.js';
 import { prepareTarget, type PreparedTarget, type TargetChunks } from '../render/prepare.js';
 import { NO_LEASE, Reclaimer, type Lease, type Tracked } from './reclaim.js';

@@ -23,6 +23,7 @@ import type { TargetStatus } from '../poll/poller.js';
 import { targetKey } from '../poll/poller.js';
 import { acceptsGzip, sendExposition } from './exposition-reply.js';
 import type { RouteHandler } from './route-types.js';
+import { plainAnswer } from './plain-answer.js';
 
 export interface FleetRouteDeps {
   readonly fleet: FleetView;
@@ -50,7 +51,7 @@ export function sdHandler(deps: FleetRouteDeps, paths: FleetPaths): RouteHandler
 }
 
 function text(reply: FastifyReply, code: number, body: string): FastifyReply {
-  return reply.code(code).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(`${body}\n`);
+  return plainAnswer(reply.header('cache-control', 'no-store'), code, `${body}\n`);
 }
 
 async function probe(request: FastifyRequest, reply: FastifyReply, deps: FleetRouteDeps, paths: FleetPaths): Promise<FastifyReply> {

@@ -15,6 +15,7 @@
 import { METHODS } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BASIC_CHALLENGE, BasicAuthChecker, parseBasicAuth, type ThrottleReason } from './basic-auth.js';
+import { plainAnswer } from './plain-answer.js';
 import type { RouteEntry } from './route-types.js';
 import type { WebConfig } from './web-config.js';
 
@@ -73,12 +74,12 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): Refu
       if (outcome === 'queue_full' || outcome === 'queue_timeout') {
         // Too many checks under way (a flood of guesses): refused fast, before any bcrypt work.
         options.onAuthThrottled?.(outcome);
-        plain(reply.code(429).header('retry-after', '1'), 'too many authentication attempts in progress\n');
+        plainAnswer(reply.header('retry-after', '1'), 429, 'too many authentication attempts in progress\n');
         return true;
       }
       // One answer for a missing header, an unknown user and a wrong password.
       if (outcome !== 'ok') {
-        plain(reply.code(401).header('www-authenticate', BASIC_CHALLENGE), 'Unauthorized\n');
+        plainAnswer(reply.header('www-authenticate', BASIC_CHALLENGE), 401, 'Unauthorized\n');
         return true;
       }
     }
@@ -89,7 +90,7 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): Refu
     }
     if (route.scrapeCap) {
       if (scrapes >= options.maxRequests) {
-        plain(reply.code(503).header('retry-after', '1'), `too many concurrent scrapes (limit ${options.maxRequests})\n`);
+        plainAnswer(reply.header('retry-after', '1'), 503, `too many concurrent scrapes (limit ${options.maxRequests})\n`);
         return true;
       }
       scrapes += 1;
@@ -116,20 +117,17 @@ export function installGuards(app: FastifyInstance, options: GuardOptions): Refu
     guard(request, reply, undefined).then(
       (done) => {
         // Nothing of the URL is echoed: it may carry a token.
-        if (!done) plain(reply.code(tooLong ? 414 : 400), tooLong ? 'URI too long\n' : 'bad request\n');
+        if (!done) plainAnswer(reply, tooLong ? 414 : 400, tooLong ? 'URI too long\n' : 'bad request\n');
       },
       (failure: unknown) => {
         app.log.error({ err: failure }, 'request failed');
-        if (!reply.sent) plain(reply.code(500), 'internal error\n');
+        if (!reply.sent) plainAnswer(reply, 500, 'internal error\n');
       },
     );
   };
 }
 
 function methodNotAllowed(reply: FastifyReply, route: Guarded): FastifyReply {
-  return plain(reply.code(405).header('allow', route.allow), 'method not allowed\n');
+  return plainAnswer(reply.header('allow', route.allow), 405, 'method not allowed\n');
 }
 
-function plain(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('text/plain; charset=utf-8').send(text);
-}

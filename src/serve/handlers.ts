@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { finalPiece, precede, type FinalPiece } from '../render/gzip-stream.js';
 import { acceptsGzip, sendExposition } from './exposition-reply.js';
 import type { RawBodyRoute, RouteDeps, RouteHandler } from './route-types.js';
+import { plainAnswer } from './plain-answer.js';
 
 /**
  * With gzip, one gzip member: the upstream pieces deflated where they were polled, sent as they
@@ -40,7 +41,7 @@ export function reloadBody(deps: RouteDeps): RawBodyRoute {
   return {
     limit: RELOAD_BODY_LIMIT,
     before: (_request, reply) => (deps.lifecycle?.enabled ? undefined : lifecycleOff(reply)),
-    failed: (_request, reply, code) => plain(reply, code, code === 413 ? `body over ${RELOAD_BODY_LIMIT} bytes (the body is ignored: send none)\n` : 'bad request\n'),
+    failed: (_request, reply, code) => plainAnswer(reply, code, code === 413 ? `body over ${RELOAD_BODY_LIMIT} bytes (the body is ignored: send none)\n` : 'bad request\n'),
   };
 }
 
@@ -53,26 +54,23 @@ export function reloadHandler(deps: RouteDeps): RouteHandler {
     const lifecycle = deps.lifecycle;
     if (!lifecycle?.enabled) return lifecycleOff(reply);
     const outcome = lifecycle.reload();
-    return outcome.ok ? plain(reply, 200, '') : plain(reply, 500, `failed to reload config: ${outcome.error}\n`);
+    return outcome.ok ? plainAnswer(reply, 200, '') : plainAnswer(reply, 500, `failed to reload config: ${outcome.error}\n`);
   };
 }
 
 export function healthyHandler(): RouteHandler {
-  return (_request, reply) => plain(reply, 200, 'healthy\n');
+  return (_request, reply) => plainAnswer(reply, 200, 'healthy\n');
 }
 
 export function readyHandler(deps: RouteDeps): RouteHandler {
   return (_request, reply) => {
-    if (deps.ready()) return plain(reply, 200, 'ready\n');
+    if (deps.ready()) return plainAnswer(reply, 200, 'ready\n');
     const waiting = deps.statuses().filter((s) => !s.lastPoll).length;
-    return plain(reply, 503, `not ready: waiting for the first poll of ${waiting} target(s)\n`);
+    return plainAnswer(reply, 503, `not ready: waiting for the first poll of ${waiting} target(s)\n`);
   };
 }
 
 function lifecycleOff(reply: FastifyReply): FastifyReply {
-  return plain(reply, 403, 'Lifecycle API is not enabled.\n');
+  return plainAnswer(reply, 403, 'Lifecycle API is not enabled.\n');
 }
 
-function plain(reply: FastifyReply, code: number, body: string): FastifyReply {
-  return reply.code(code).type('text/plain; charset=utf-8').send(body);
-}
